@@ -116,7 +116,7 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
   const seen = new Set<string>()
   for (const plugin of plugins) {
     if (seen.has(plugin.name)) {
-      throw new PluginOptionsError({ plugin: plugin.name, message: "two plugins share this name" })
+      throw new PluginOptionsError({ plugin: plugin.name, detail: "two plugins share this name" })
     }
     seen.add(plugin.name)
   }

@@ -49,8 +49,12 @@ export class PluginFailure extends Schema.Error<PluginFailure>("PluginFailure")(
 /** Thrown by a plugin factory when its options are wrong; raised once, at construction. */
 export class PluginOptionsError extends Schema.Error<PluginOptionsError>("PluginOptionsError")({
   plugin: Schema.String,
-  message: Schema.String
-}) {}
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `plugin "${this.plugin}": ${this.detail}`
+  }
+}
 
 export interface Plugin<R = never> {
   readonly name: string
@@ -73,17 +77,17 @@ export const makePlugin = <R>(plugin: Plugin<R>): Plugin<R> => {
   if (!namePattern.test(plugin.name)) {
     throw new PluginOptionsError({
       plugin: plugin.name,
-      message: "a plugin name is lowercase letters, digits, '.', '_', '-' or '/'"
+      detail: "a plugin name is lowercase letters, digits, '.', '_', '-' or '/'"
     })
   }
   if (!versionPattern.test(plugin.version)) {
     throw new PluginOptionsError({
       plugin: plugin.name,
-      message: `version "${plugin.version}" is not semver`
+      detail: `version "${plugin.version}" is not semver`
     })
   }
   if (!stages.includes(plugin.stage)) {
-    throw new PluginOptionsError({ plugin: plugin.name, message: `unknown stage "${plugin.stage}"` })
+    throw new PluginOptionsError({ plugin: plugin.name, detail: `unknown stage "${plugin.stage}"` })
   }
   return plugin
 }
@@ -100,6 +104,6 @@ export const decodeOptions = <S extends Schema.Top & { readonly DecodingServices
   try {
     return Schema.decodeUnknownSync(schema as never)(options ?? {}) as S["Type"]
   } catch (error) {
-    throw new PluginOptionsError({ plugin, message: `invalid options: ${String(error)}` })
+    throw new PluginOptionsError({ plugin, detail: `invalid options: ${String(error)}` })
   }
 }

@@ -1,6 +1,6 @@
 import { type Draft, makePlugin, type Plugin, sentenceText, type Tone, type Topic } from "@umo/core"
 import { Effect } from "effect"
-import { compromise, its, readWink } from "./Engines.js"
+import { its, readWink } from "./Engines.js"
 
 const round = (x: number): number => Math.round(x * 10_000) / 10_000
 
@@ -30,25 +30,34 @@ const vagueNouns = new Set([
 ])
 
 /**
- * Topics: the text's salient noun phrases (heads of compromise's noun phrases, singular and
- * lowercase), weighted by frequency with a bonus for appearing early and for multi-word names;
- * the top `max`, scores relative to the strongest.
+ * Topics: the text's salient nouns and compound nouns ("support group", "Marie Curie"), from
+ * wink-nlp's part-of-speech tags, lemmatized and lowercase, weighted by frequency with a bonus
+ * for appearing early and for multi-word names; the top `max`, scores relative to the strongest.
  */
 export const findTopics = (text: string, max = 5): ReadonlyArray<Topic> => {
-  const nouns = compromise(text).nouns()
-  const phrases = (nouns.toSingular().out("array") as Array<string>).map((p) =>
-    p
+  const doc = readWink(text)
+  const tags = doc.tokens().out(its.pos) as Array<string>
+  // wink types its.lemma as needing model add-ons; the lite English model ships them.
+  const lemmas = doc.tokens().out(its.lemma as typeof its.value) as Array<string>
+  const values = doc.tokens().out(its.value) as Array<string>
+  const phrases: Array<string> = []
+  let run: Array<string> = []
+  const flush = () => {
+    if (run.length > 0 && run.length <= 4) phrases.push(run.join(" "))
+    run = []
+  }
+  tags.forEach((tag, i) => {
+    const word = ((tag === "NOUN" ? lemmas[i] : values[i]) ?? "")
       .toLowerCase()
-      .replace(/^(?:the|a|an|my|your|his|her|our|their|its|this|that|these|those|some|any)\s+/, "")
-      .replace(/[^\p{L}\p{N}\s'&-]/gu, "")
-      .trim()
-  )
+      .replace(/[^\p{L}\p{N}'&-]/gu, "")
+    if ((tag === "NOUN" || tag === "PROPN") && word.length > 0 && !vagueNouns.has(word)) run.push(word)
+    else flush()
+  })
+  flush()
   const weights = new Map<string, number>()
   phrases.forEach((phrase, position) => {
-    const words = phrase.split(/\s+/).filter(Boolean)
-    if (words.length === 0 || words.length > 4 || vagueNouns.has(phrase) || phrase.length < 3) return
-    if (words.every((w) => /^\d+$/.test(w))) return
-    const weight = 1 + 0.25 * (words.length - 1) + 0.5 / (1 + position)
+    if (vagueNouns.has(phrase) || phrase.length < 3 || !/\p{L}/u.test(phrase)) return
+    const weight = 1 + 0.25 * (phrase.split(" ").length - 1) + 0.5 / (1 + position)
     weights.set(phrase, (weights.get(phrase) ?? 0) + weight)
   })
   const ranked = [...weights.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, max)

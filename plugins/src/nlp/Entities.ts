@@ -22,7 +22,13 @@ const winkTypes: Readonly<Record<string, string>> = {
 }
 
 // Words compromise leaves on the edges of a match ("on 5 May", "Paris.") that are not the name.
-const leadingNoise = /^(?:(?:on|in|at|by|from|to|the|a|an|of|since|until|during)\s+)+/i
+const leadingNoise =
+  /^(?:(?:on|in|at|by|from|to|the|a|an|of|since|until|during|before|after|around|about|circa)\s+)+/i
+const honorific = /^(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sir|Dame|Rev|Capt|Gen|Sen|Rep)\.?\s+)+/
+// Lowercase particles inside names: "Leonardo da Vinci", "Ludwig van Beethoven".
+const nameParticleTail = /^\s+(?:da|de|del|della|di|du|van|von|der|den|la|le|bin|ibn|al)\s+\p{Lu}[\p{L}'’-]*/u
+// A date span that swallowed words before an inner preposition ("2.0 on 3 April 2024").
+const innerDatePreposition = /^.*\s(?:on|in|at)\s+(?=\S)/i
 const trailingNoise = /[\s.,;:!?'"’”)\]]+$/
 const leadingPunctuation = /^[\s'"‘“([]+/
 
@@ -36,8 +42,15 @@ const trimSpan = (text: string, span: Span): Span | null => {
   // Keep a trailing period that belongs to an abbreviation such as "Inc." or "Dr.".
   if (trail > 0 && text[end] === "." && /\b(?:Inc|Corp|Ltd|Co|Jr|Sr|Dr|St|Mt)$/.test(text.slice(start, end)))
     end += 1
-  const noise = span.type === "PERSON" ? 0 : (text.slice(start, end).match(leadingNoise)?.[0].length ?? 0)
-  start += noise
+  if (span.type === "PERSON") {
+    start += text.slice(start, end).match(honorific)?.[0].length ?? 0
+    end += text.slice(end).match(nameParticleTail)?.[0].length ?? 0
+  } else {
+    start += text.slice(start, end).match(leadingNoise)?.[0].length ?? 0
+  }
+  if (span.type === "DATE") start += text.slice(start, end).match(innerDatePreposition)?.[0].length ?? 0
+  // A TIME is a clock time ("10:30 am", "noon"), not a bare "night" or "evening".
+  if (span.type === "TIME" && !/\d|noon|midnight/i.test(text.slice(start, end))) return null
   return end > start ? { start, end, type: span.type } : null
 }
 
@@ -81,23 +94,25 @@ const compromiseSpans = (text: string, timestamp: string): Array<Span> => {
  * Named entities with character offsets: people, organizations and places from compromise;
  * dates, times, money, percentages, e-mail addresses, URLs, hashtags and mentions from wink-nlp
  * (preferred where both find the same span), with compromise's dates as a fallback. Overlapping
- * spans keep the one found first by that priority, else the longer; then duplicates (same type and
- * text, case-insensitive) keep their first mention.
+ * spans keep the one found first by that priority, unless a later one of the same type contains it;
+ * then duplicates (same type and text, case-insensitive) keep their first mention.
  */
 export const findEntities = (text: string, timestamp: string): ReadonlyArray<Entity> => {
   const candidates = [...winkSpans(text), ...compromiseSpans(text, timestamp)]
     .map((span) => trimSpan(text, span))
     .filter((span): span is Span => span !== null)
-  const kept: Array<Span> = []
+  let kept: Array<Span> = []
   for (const span of candidates) {
-    const overlapping = kept.findIndex((k) => span.start < k.end && k.start < span.end)
-    if (overlapping === -1) kept.push(span)
-    else if (
-      kept[overlapping]!.type === span.type &&
-      span.end - span.start > kept[overlapping]!.end - kept[overlapping]!.start
-    ) {
-      kept[overlapping] = span
-    }
+    const overlapping = kept.filter((k) => span.start < k.end && k.start < span.end)
+    const widens = overlapping.every(
+      (k) =>
+        k.type === span.type &&
+        span.start <= k.start &&
+        k.end <= span.end &&
+        span.end - span.start > k.end - k.start
+    )
+    if (overlapping.length === 0) kept.push(span)
+    else if (widens) kept = [...kept.filter((k) => !overlapping.includes(k)), span]
   }
   const seen = new Set<string>()
   return kept

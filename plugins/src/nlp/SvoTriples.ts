@@ -7,6 +7,8 @@ interface Token {
   readonly pos: string
   readonly start: number
   readonly end: number
+  /** Inside a DATE, TIME or DURATION entity. */
+  readonly inDate: boolean
 }
 
 interface Phrase {
@@ -15,33 +17,50 @@ interface Phrase {
 }
 
 const nominal = new Set(["NOUN", "PROPN", "PRON", "NUM"])
-const modifier = new Set(["ADJ", "NUM", "NOUN", "PROPN"])
+const modifiers = new Set(["ADJ", "NUM", "NOUN", "PROPN"])
 const negations = new Set(["not", "n't", "never", "no"])
 const relativePronouns = new Set(["who", "which", "that", "whom", "whose"])
 const personalPronouns = new Set(["he", "she", "him", "her"])
+const joiners = new Set(["of", "'s", "&"])
 const nameTypes = new Set(["PERSON", "ORGANIZATION", "LOCATION"])
+const dateTypes = new Set(["DATE", "TIME", "DURATION"])
 
 const isVerbal = (t: Token | undefined) => t !== undefined && (t.pos === "VERB" || t.pos === "AUX")
+const isModifier = (t: Token | undefined) =>
+  t !== undefined && (modifiers.has(t.pos) || (t.pos === "SYM" && /^[$€£¥]$/.test(t.value)))
+const isConjunction = (t: Token | undefined) => t?.pos === "CCONJ" && /^(?:and|or)$/i.test(t.value)
+const isProper = (tokens: ReadonlyArray<Token>, p: Phrase) => tokens[p.to - 1]!.pos === "PROPN"
 
-/** A noun phrase starting at `i`: determiners, modifiers, then nouns, joined over "of"/"'s". */
-const nounPhraseAt = (tokens: ReadonlyArray<Token>, i: number): Phrase | null => {
+/** The body of a noun phrase starting at `i` (no coordination): modifiers and nouns over "of"/"'s". */
+const simplePhraseAt = (tokens: ReadonlyArray<Token>, i: number): Phrase | null => {
   let j = i
   while (tokens[j]?.pos === "DET") j++
   const bodyStart = j
-  while (j < tokens.length && (modifier.has(tokens[j]!.pos) || tokens[j]!.pos === "PRON")) {
-    if (tokens[j]!.pos === "PRON" && relativePronouns.has(tokens[j]!.value.toLowerCase())) break
+  while (j < tokens.length && (isModifier(tokens[j]) || tokens[j]!.pos === "PRON")) {
+    const t = tokens[j]!
+    if (t.pos === "PRON" && relativePronouns.has(t.value.toLowerCase())) break
+    // A phrase that started outside a date stops where one begins ("the group | yesterday").
+    if (j > bodyStart && t.inDate !== tokens[bodyStart]!.inDate) break
     j++
     // "University of Paris", "Marie's lab": continue over a joining word followed by a noun.
-    const joiner = tokens[j]
-    if (
-      joiner &&
-      (joiner.value === "of" || joiner.value === "'s" || joiner.value === "&") &&
-      modifier.has(tokens[j + 1]?.pos ?? "")
-    )
-      j++
+    if (joiners.has(tokens[j]?.value ?? "") && isModifier(tokens[j + 1])) j++
   }
-  const hasHead = tokens.slice(bodyStart, j).some((t) => nominal.has(t.pos))
-  return hasHead && j > bodyStart ? { from: bodyStart, to: j } : null
+  return j > bodyStart && tokens.slice(bodyStart, j).some((t) => nominal.has(t.pos))
+    ? { from: bodyStart, to: j }
+    : null
+}
+
+/**
+ * A noun phrase starting at `i`, with a coordinated second phrase of the same kind ("Vienna and
+ * Budapest") unless that one starts a new clause (is followed by a verb).
+ */
+const nounPhraseAt = (tokens: ReadonlyArray<Token>, i: number): Phrase | null => {
+  const first = simplePhraseAt(tokens, i)
+  if (!first || !isConjunction(tokens[first.to])) return first
+  const second = simplePhraseAt(tokens, first.to + 1)
+  return second && isProper(tokens, first) === isProper(tokens, second) && !isVerbal(tokens[second.to])
+    ? { from: first.from, to: second.to }
+    : first
 }
 
 /** The noun phrase that ends just before `end` (skipping adverbs), searching no further back than `floor`. */
@@ -51,15 +70,18 @@ const nounPhraseBefore = (tokens: ReadonlyArray<Token>, end: number, floor: numb
   let from = to
   while (from > floor) {
     const t = tokens[from - 1]!
-    const joins =
-      (t.value === "of" || t.value === "'s" || t.value === "&") &&
-      from - 2 >= floor &&
-      modifier.has(tokens[from - 2]!.pos)
-    if (modifier.has(t.pos) || (t.pos === "PRON" && from === to) || joins) from--
+    const joins = joiners.has(t.value) && from - 2 >= floor && isModifier(tokens[from - 2])
+    if (isModifier(t) || (t.pos === "PRON" && from === to) || joins) from--
     else break
   }
-  const phrase = tokens.slice(from, to)
-  return phrase.some((t) => nominal.has(t.pos)) ? { from, to } : null
+  if (!tokens.slice(from, to).some((t) => nominal.has(t.pos))) return null
+  const phrase = { from, to }
+  // "James and Emma adopted …": take in a coordinated phrase of the same kind.
+  if (from - 1 > floor && isConjunction(tokens[from - 1])) {
+    const before = nounPhraseBefore(tokens, from - 1, floor)
+    if (before && isProper(tokens, before) === isProper(tokens, phrase)) return { from: before.from, to }
+  }
+  return phrase
 }
 
 const resolvePronoun = (text: string, at: number, entities: ReadonlyArray<Entity>): string => {
@@ -83,11 +105,16 @@ export const findTriples = (text: string, entities: ReadonlyArray<Entity> = []):
   const tags = doc.tokens().out(its.pos) as Array<string>
   // A token inside a name (PERSON, ORGANIZATION, LOCATION) is a proper noun, whatever the tagger
   // guessed: "Tim Cook" must not read as a verb "cook".
-  const names = entities.filter((e) => nameTypes.has(e.type))
+  const within = (types: Set<string>, at: { start: number; end: number }) =>
+    entities.some((e) => types.has(e.type) && e.start <= at.start && at.end <= e.end)
   const all: Array<Token> = values.map((value, i) => {
     const at = offsets[i]!
-    const inName = names.some((e) => e.start <= at.start && at.end <= e.end)
-    return { value, pos: inName ? "PROPN" : (tags[i] ?? "X"), ...at }
+    return {
+      value,
+      pos: within(nameTypes, at) ? "PROPN" : (tags[i] ?? "X"),
+      inDate: within(dateTypes, at),
+      ...at
+    }
   })
   const triples: Array<SvoTriple> = []
   // A phrase cut inside a named entity ("hired Tim | Cook") is widened to the whole entity.

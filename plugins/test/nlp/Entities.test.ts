@@ -1,0 +1,88 @@
+import { findEntities } from "@umo/plugins"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+
+const today = "2026-03-10T09:00:00.000Z"
+const pairs = (text: string) => findEntities(text, today).map((e) => [e.text, e.type])
+
+describe("findEntities", () => {
+  it("finds people, places, organizations, dates and money with their types", () => {
+    expect(pairs("Barack Obama visited Berlin on 19 June 2013.")).toEqual([
+      ["Barack Obama", "PERSON"],
+      ["Berlin", "LOCATION"],
+      ["19 June 2013", "DATE"]
+    ])
+    expect(pairs("Microsoft acquired GitHub for $7.5 billion in 2018.")).toEqual([
+      ["Microsoft", "ORGANIZATION"],
+      ["GitHub", "ORGANIZATION"],
+      ["$7.5 billion", "MONEY"],
+      ["2018", "DATE"]
+    ])
+  })
+
+  it("finds e-mail addresses, URLs, percentages and clock times", () => {
+    expect(
+      pairs("Write to anna@example.com or see https://example.org/docs at 10:30 am; 40% agreed.")
+    ).toEqual(
+      expect.arrayContaining([
+        ["anna@example.com", "EMAIL"],
+        ["https://example.org/docs", "URL"],
+        ["10:30 am", "TIME"],
+        ["40%", "PERCENT"]
+      ])
+    )
+  })
+
+  it("drops honorifics and keeps name particles", () => {
+    expect(pairs("Dr. Alice Wong met Leonardo da Vinci.")).toEqual([
+      ["Alice Wong", "PERSON"],
+      ["Leonardo da Vinci", "PERSON"]
+    ])
+  })
+
+  it("keeps one entry per entity, at its first mention", () => {
+    const text = "Paris is lovely. I miss Paris."
+    expect(findEntities(text, today)).toEqual([{ text: "Paris", type: "LOCATION", start: 0, end: 5 }])
+  })
+
+  it("gives offsets that point at the entity's text, without overlaps (property)", () => {
+    const word = fc.constantFrom(
+      "Marie",
+      "Curie",
+      "visited",
+      "Berlin",
+      "on",
+      "Monday",
+      "with",
+      "$40",
+      "and",
+      "Google",
+      "in",
+      "March 2020",
+      "the",
+      "cat",
+      "bob@example.com",
+      "https://x.org",
+      "yesterday",
+      "Tokyo",
+      "at",
+      "9:15",
+      "pm",
+      "Apple",
+      ".",
+      ","
+    )
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), (words) => {
+        const text = words.join(" ")
+        const found = findEntities(text, today)
+        for (const [i, e] of found.entries()) {
+          expect(text.slice(e.start, e.end)).toBe(e.text)
+          const next = found[i + 1]
+          if (next) expect(next.start).toBeGreaterThanOrEqual(e.end)
+        }
+      }),
+      { numRuns: 150 }
+    )
+  })
+})
