@@ -1,0 +1,39 @@
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
+import { describe, expect, it } from "vitest"
+
+// The examples run exactly as the README shows them, through tsx, as a user would.
+const runExample = async (file: string, text: string) => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", file, text],
+    {
+      env: { ...process.env, UMO_EMBEDDER: "use-lite" }
+    }
+  )
+  return JSON.parse(stdout)
+}
+
+describe("examples", () => {
+  it("quickstart prints a complete UMO for the README's sentence", async () => {
+    const umo = await runExample(
+      "examples/quickstart.ts",
+      "Marie Curie was born in Warsaw and worked in Paris."
+    )
+    expect(umo.entities).toContainEqual(expect.objectContaining({ text: "Marie Curie", type: "PERSON" }))
+    expect(umo.entities.some((e: { type: string }) => e.type === "LOCATION")).toBe(true)
+    expect(umo.svo_triples.length).toBeGreaterThan(0)
+    expect(umo.topics.length).toBeGreaterThan(0)
+    expect(umo.summary.length).toBeGreaterThan(0)
+    expect(umo.tone).toEqual({ label: expect.any(String), score: expect.any(Number) })
+    expect(umo.quality_score).toBeGreaterThan(0)
+    expect(umo.embedding).toMatchObject({ dimensions: 512, chunks: 1 })
+    expect(umo.embedding.first_values).toHaveLength(4)
+  })
+
+  it("custom-plugin runs a user's hashtag plugin in the extract stage", async () => {
+    const out = await runExample("examples/custom-plugin.ts", "Big day #Launch #umo #launch")
+    expect(out.hashtags).toEqual(["launch", "umo"])
+    expect(out.pipeline).toContain("extract:hashtags@1.0.0")
+  })
+})

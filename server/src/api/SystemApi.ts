@@ -1,0 +1,9 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+
+/** `GET /health`: liveness, no authentication, a flat `{status}` body. */
+export const Health = Schema.Struct({ status: Schema.Literal("healthy") })
+
+export class SystemApi extends HttpApiGroup.make("system").add(
+  HttpApiEndpoint.get("health", "/health", { success: Health })
+) {}
