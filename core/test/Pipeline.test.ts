@@ -70,7 +70,7 @@ const TwoDimensions = Layer.succeed(Embedder)(
   })
 )
 
-const failingWith = (stage: Stage, run: Plugin["run"]): Plugin =>
+const pluginAt = (stage: Stage, run: Plugin["run"]): Plugin =>
   makePlugin({ name: "breaker", version: "1.0.0", stage, run })
 
 describe("Pipeline.make", () => {
@@ -127,7 +127,7 @@ describe("Pipeline.make", () => {
     Effect.gen(function* () {
       const pipeline = Pipeline.make([
         ...complete,
-        failingWith("parse", () =>
+        pluginAt("parse", () =>
           Effect.fail(new PluginFailure({ reason: "Failed", message: "parser exploded" }))
         )
       ])
@@ -147,7 +147,7 @@ describe("Pipeline.make", () => {
     Effect.gen(function* () {
       const pipeline = Pipeline.make([
         ...complete,
-        failingWith("extract", () => {
+        pluginAt("extract", () => {
           throw new RangeError("index out of range")
         })
       ])
@@ -163,7 +163,7 @@ describe("Pipeline.make", () => {
 
   it.effect("stamps messages with their plugin and stops on a fatal one", () =>
     Effect.gen(function* () {
-      const warn = failingWith("enrich", (d) => Effect.succeed(addMessage(d, "warning", "looks odd")))
+      const warn = pluginAt("enrich", (d) => Effect.succeed(addMessage(d, "warning", "looks odd")))
       const draft = yield* Pipeline.make([warn]).runDraft(
         makeDraft({ content: "x", source: null, timestamp: "2026-01-01T00:00:00.000Z" })
       )
@@ -171,7 +171,7 @@ describe("Pipeline.make", () => {
         { level: "warning", text: "looks odd", plugin: "breaker", stage: "enrich" }
       ])
 
-      const fatal = failingWith("normalize", (d) => Effect.succeed(addMessage(d, "fatal", "nothing to keep")))
+      const fatal = pluginAt("normalize", (d) => Effect.succeed(addMessage(d, "fatal", "nothing to keep")))
       const error = yield* Effect.flip(Pipeline.make([...complete, fatal]).process({ content: "hello" }))
       expect(error).toMatchObject({
         plugin: "breaker",
