@@ -8,6 +8,7 @@ import { capture, enrich, entities, normalize, svoTriples, validate } from "./nl
 
 export * from "./embedders/index.js"
 export * from "./nlp/index.js"
+export * from "./storage/index.js"
 
 export interface DefaultPluginOptions {
   /** Longest content accepted by the capture stage (default 50,000 characters). */

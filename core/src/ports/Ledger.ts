@@ -1,10 +1,15 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { JWK } from "jose"
 
 export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
-  reason: Schema.Literals(["Unavailable", "KeyUnavailable", "Failed"]),
+  reason: Schema.Literals(["Unavailable", "Failed"]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
-}) {}
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
 
 export type LedgerEventKind = "capture" | "delete"
 
@@ -14,6 +19,8 @@ export interface LedgerEvent {
   readonly umo_id: string
   readonly content_hash: string
   readonly semantic_hash: string
+  /** Hash of the memory's metadata and vectors (see `recordHash` in Provenance). */
+  readonly record_hash: string
 }
 
 /** One link of an account's hash chain, signed with the service's Ed25519 key. */
@@ -23,31 +30,48 @@ export interface LedgerEntry extends LedgerEvent {
   readonly seq: number
   readonly recorded_at: string
   readonly prev_hash: string
-  /** SHA-256 of the canonical JSON of every field above. */
+  /** SHA-256 of the canonical JSON of the fields above (see `entryHash` in Provenance). */
   readonly entry_hash: string
+  /** Ed25519 signature (base64url) over `entry_hash`. */
   readonly signature: string
+  /** Thumbprint of the signing key. */
   readonly key_id: string
 }
 
-/** The proof of one memory: its entry checked, and the chain from it to a signed checkpoint. */
-export interface LedgerProof {
+/** The chain evidence for one entry. */
+export interface ChainCheck {
   readonly entry: LedgerEntry
-  /** The entry's own hash and signature are intact. */
+  /** The entry's hash matches its fields and its signature is the service's. */
   readonly entry_valid: boolean
-  /** The chain links that cover the entry are intact. */
+  /**
+   * The chain around the entry is intact: every link from the signed checkpoint before it to the
+   * signed checkpoint (or signed head) after it. Cost is bounded by the checkpoint interval, not
+   * by the length of the chain.
+   */
   readonly chain_valid: boolean
-  readonly first_published: string
 }
 
 /**
  * The per-account, append-only hash chain of capture and deletion events. Appends are serialized
- * per account so concurrent writers never fork a chain.
+ * per account, across processes, so concurrent writers never fork a chain; an append joins the
+ * caller's open transaction.
  */
 export interface LedgerShape {
   readonly append: (accountId: string, event: LedgerEvent) => Effect.Effect<LedgerEntry, LedgerError>
-  readonly proof: (accountId: string, umoId: string) => Effect.Effect<Option.Option<LedgerProof>, LedgerError>
+  /** The latest entry of `kind` for a memory, checked with its chain segment. */
+  readonly check: (
+    accountId: string,
+    umoId: string,
+    kind: LedgerEventKind
+  ) => Effect.Effect<Option.Option<ChainCheck>, LedgerError>
+  /** Checks every entry and link of an account's chain (an audit; linear in its length). */
+  readonly audit: (
+    accountId: string
+  ) => Effect.Effect<{ readonly entries: number; readonly valid: boolean }, LedgerError>
+  /** A compact JWS (EdDSA) over the given claims, signed with the ledger's key. */
+  readonly signReceipt: (claims: unknown) => Effect.Effect<string>
   /** The public signing key as a JWK (OKP, Ed25519), for offline verification. */
-  readonly publicKeyJwk: Effect.Effect<Readonly<Record<string, string>>, LedgerError>
+  readonly publicKeyJwk: JWK
 }
 
 export class Ledger extends Context.Service<Ledger, LedgerShape>()("@umo/core/Ledger") {}

@@ -1,17 +1,23 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Umo } from "../Umo.js"
+import type { LedgerEntry } from "./Ledger.js"
 
-/** The database could not be reached or refused the operation. */
+/** The database could not be reached, or refused the operation. */
 export class StoreError extends Schema.Error<StoreError>("StoreError")({
-  reason: Schema.Literals(["Unavailable", "Conflict", "Failed"]),
+  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "Failed"]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
-}) {}
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
 
-/** A memory as stored for one account: the UMO without its vectors. */
+/** A memory as stored for one account: the UMO with its chunk offsets but without vectors. */
 export type StoredMemory = Omit<Umo, "embedding"> & {
   readonly account_id: string
   readonly embedding_model: string
+  readonly record_hash: string
 }
 
 export interface ListOptions {
@@ -36,30 +42,63 @@ export interface SearchOptions {
   readonly source?: string | undefined
 }
 
+/** What a capture hands back: the chain entry and a compact JWS of it. */
+export interface CaptureReceipt {
+  readonly entry: LedgerEntry
+  readonly receipt: string
+}
+
+/** The spec's deletion receipt. */
+export interface DeletionReceipt {
+  readonly forgotten: true
+  readonly umo_id: string
+  readonly deleted_at: string
+  /** Compact JWS (EdDSA) over the deletion entry. */
+  readonly receipt: string
+}
+
+/** A memory's provenance, recomputed from what is stored now. */
+export interface MemoryProof {
+  /** Stored content, extraction and metadata still hash to what the signed entry recorded. */
+  readonly valid: boolean
+  readonly hash_chain_valid: boolean
+  readonly chain_tampered: boolean
+  readonly first_published: string
+  readonly source: string | null
+  readonly content_hash: string
+  readonly semantic_hash: string
+  /** The capture entry, for offline checks; null when none could be found. */
+  readonly entry: LedgerEntry | null
+}
+
 /**
  * Where memories live. Every operation is scoped to one account: no call reads, changes or
- * deletes another account's rows. Adapters run on PGlite or PostgreSQL + pgvector.
+ * deletes another account's rows. One SQL implementation runs on PGlite and PostgreSQL.
  */
 export interface MemoryStoreShape {
-  /** Stores a captured UMO (content, extraction, chunk vectors) atomically with its ledger entry. */
-  readonly insert: (accountId: string, umo: Umo) => Effect.Effect<void, StoreError>
+  /** Stores a captured UMO (content, extraction, chunk vectors) and its chain entry, atomically. */
+  readonly insert: (accountId: string, umo: Umo) => Effect.Effect<CaptureReceipt, StoreError>
   readonly get: (accountId: string, umoId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
   /** Newest first (`created_at` desc, then `umo_id` desc). */
   readonly list: (accountId: string, options: ListOptions) => Effect.Effect<ListPage, StoreError>
-  /** Hard-deletes content and vectors; `false` when there was nothing to delete. */
-  readonly remove: (accountId: string, umoId: string) => Effect.Effect<boolean, StoreError>
+  /** Hard-deletes content and vectors, appends a deletion entry and returns the signed receipt. */
+  readonly remove: (
+    accountId: string,
+    umoId: string
+  ) => Effect.Effect<Option.Option<DeletionReceipt>, StoreError>
   /** Nearest memories by cosine similarity of their best chunk. */
   readonly searchVector: (
     accountId: string,
     vector: ReadonlyArray<number>,
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
-  /** Full-text candidates ranked by relevance. */
+  /** Full-text candidates ranked by relevance (any query term may match). */
   readonly searchText: (
     accountId: string,
     query: string,
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
+  readonly proof: (accountId: string, umoId: string) => Effect.Effect<Option.Option<MemoryProof>, StoreError>
 }
 
 export class MemoryStore extends Context.Service<MemoryStore, MemoryStoreShape>()("@umo/core/MemoryStore") {}

@@ -1,0 +1,136 @@
+/**
+ * Provenance: how ledger entries, checkpoints and stored records are hashed and signed, and how
+ * anyone holding the service's public key (a JWK from the service) checks them offline.
+ *
+ * Offline check of a proof:
+ * ```ts
+ * const ok = await verifyEntry(proof.entry, publicJwk) // hash recomputed and Ed25519 signature checked
+ * ```
+ * Offline check of a deletion receipt (a compact JWS, EdDSA):
+ * ```ts
+ * const deletion = await verifyReceipt(receipt, publicJwk) // the signed deletion entry, or throws
+ * ```
+ * @module
+ */
+import { createPublicKey, verify } from "node:crypto"
+import { compactVerify, importJWK, type JWK } from "jose"
+import { canonicalJson } from "./CanonicalJson.js"
+import { sha256Hex } from "./Hashing.js"
+import type { LedgerEntry } from "./ports/Ledger.js"
+
+/** The `prev_hash` of an account's first entry. */
+export const genesisHash = "0".repeat(64)
+
+/** The fields of an entry that its hash covers (everything but the hash, signature and key id). */
+export const entryHashInput = (entry: Omit<LedgerEntry, "entry_hash" | "signature" | "key_id">) => ({
+  account_id: entry.account_id,
+  seq: entry.seq,
+  kind: entry.kind,
+  umo_id: entry.umo_id,
+  content_hash: entry.content_hash,
+  semantic_hash: entry.semantic_hash,
+  record_hash: entry.record_hash,
+  recorded_at: entry.recorded_at,
+  prev_hash: entry.prev_hash
+})
+
+/** `entry_hash`: SHA-256 of the canonical JSON of the entry's fields. */
+export const entryHash = (entry: Omit<LedgerEntry, "entry_hash" | "signature" | "key_id">): string =>
+  sha256Hex(canonicalJson(entryHashInput(entry)))
+
+/** What a checkpoint signs: that an account's chain had this hash at this position. */
+export const checkpointMessage = (checkpoint: {
+  account_id: string
+  seq: number
+  entry_hash: string
+}): string =>
+  canonicalJson({
+    type: "umo-checkpoint",
+    account_id: checkpoint.account_id,
+    seq: checkpoint.seq,
+    entry_hash: checkpoint.entry_hash
+  })
+
+/** The stored fields of a memory that neither the content nor the semantic hash covers. */
+export interface RecordFields {
+  readonly account_id: string
+  readonly umo_id: string
+  readonly source: string | null
+  readonly timestamp: string
+  readonly created_at: string
+  readonly embedding_model: string
+  /** Chunks with their stored index, in index order. */
+  readonly chunks: ReadonlyArray<{
+    readonly index: number
+    readonly start: number
+    readonly end: number
+    readonly vector: ReadonlyArray<number>
+  }>
+}
+
+/**
+ * `record_hash`: SHA-256 over the memory's metadata and chunk vectors. Vectors are hashed at
+ * single precision (what pgvector stores), so the hash computed at capture equals the one
+ * recomputed from the database.
+ */
+export const recordHash = (record: RecordFields): string =>
+  sha256Hex(
+    canonicalJson({
+      account_id: record.account_id,
+      umo_id: record.umo_id,
+      source: record.source,
+      timestamp: record.timestamp,
+      created_at: record.created_at,
+      embedding_model: record.embedding_model,
+      chunks: record.chunks.map((c) => ({
+        index: c.index,
+        start: c.start,
+        end: c.end,
+        vector: c.vector.map((x) => Math.fround(x))
+      }))
+    })
+  )
+
+const base64url = (text: string) => Buffer.from(text, "base64url")
+
+/** Checks an Ed25519 signature (base64url) over a UTF-8 message with a public JWK (OKP, Ed25519). */
+export const verifySignature = (message: string, signature: string, publicJwk: JWK): boolean => {
+  try {
+    const key = createPublicKey({ key: publicJwk as never, format: "jwk" })
+    return verify(null, Buffer.from(message, "utf8"), key, base64url(signature))
+  } catch {
+    return false
+  }
+}
+
+/** Whether an entry's hash matches its fields and its signature is the service's. */
+export const verifyEntry = (entry: LedgerEntry, publicJwk: JWK): boolean =>
+  entry.entry_hash === entryHash(entry) && verifySignature(entry.entry_hash, entry.signature, publicJwk)
+
+/** The claims of a deletion receipt. */
+export interface ReceiptClaims {
+  readonly type: "umo-deletion-receipt"
+  readonly umo_id: string
+  readonly deleted_at: string
+  readonly entry: LedgerEntry
+}
+
+/**
+ * Verifies a deletion receipt (compact JWS, EdDSA) offline with the service's public JWK and
+ * returns its claims; throws when the signature or the deletion entry inside does not check out.
+ */
+export const verifyReceipt = async (receipt: string, publicJwk: JWK): Promise<ReceiptClaims> => {
+  const key = await importJWK(publicJwk, "EdDSA")
+  const { payload } = await compactVerify(receipt, key, { algorithms: ["EdDSA"] })
+  const claims = JSON.parse(new TextDecoder().decode(payload)) as ReceiptClaims
+  if (
+    claims.type !== "umo-deletion-receipt" ||
+    claims.entry.kind !== "delete" ||
+    claims.entry.umo_id !== claims.umo_id
+  ) {
+    throw new Error("not a UMO deletion receipt")
+  }
+  if (!verifyEntry(claims.entry, publicJwk))
+    throw new Error("the deletion entry in the receipt does not verify")
+  return claims
+}

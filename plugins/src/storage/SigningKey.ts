@@ -1,0 +1,104 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { CompactSign, calculateJwkThumbprint, type JWK } from "jose"
+
+export class SigningKeyError extends Schema.Error<SigningKeyError>("SigningKeyError")({
+  detail: Schema.String,
+  cause: Schema.optional(Schema.Unknown)
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+export interface SigningKeyShape {
+  /** RFC 7638 thumbprint of the public key: names the key in entries, checkpoints and receipts. */
+  readonly keyId: string
+  readonly publicJwk: JWK
+  /** Ed25519 signature (base64url) over a UTF-8 message. */
+  readonly sign: (message: string) => string
+  /** A compact JWS (EdDSA) over the canonical claims. */
+  readonly signJws: (claims: unknown) => Effect.Effect<string>
+}
+
+/** The service's Ed25519 key, which signs ledger entries, checkpoints and receipts. */
+export class SigningKey extends Context.Service<SigningKey, SigningKeyShape>()("@umo/plugins/SigningKey") {}
+
+export const make = (privateKey: KeyObject) =>
+  Effect.gen(function* () {
+    if (privateKey.asymmetricKeyType !== "ed25519") {
+      return yield* new SigningKeyError({
+        detail: `the signing key must be Ed25519, not ${privateKey.asymmetricKeyType}`
+      })
+    }
+    const publicJwk = createPublicKey(privateKey).export({ format: "jwk" }) as JWK
+    const keyId = yield* Effect.promise(() => calculateJwkThumbprint(publicJwk, "sha256"))
+    const jwk: JWK = { ...publicJwk, kid: keyId, alg: "EdDSA", use: "sig" }
+    return {
+      keyId,
+      publicJwk: jwk,
+      sign: (message: string) => sign(null, Buffer.from(message, "utf8"), privateKey).toString("base64url"),
+      signJws: (claims: unknown) =>
+        Effect.promise(() =>
+          new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+            .setProtectedHeader({ alg: "EdDSA", kid: keyId, typ: "umo-receipt+jws" })
+            .sign(privateKey)
+        )
+    } satisfies SigningKeyShape
+  })
+
+const parseKey = (text: string) =>
+  Effect.try({
+    try: () =>
+      text.trim().startsWith("{")
+        ? createPrivateKey({ key: JSON.parse(text), format: "jwk" })
+        : createPrivateKey(text),
+    catch: (cause) =>
+      new SigningKeyError({ detail: "UMO_SIGNING_KEY is neither a PEM private key nor a private JWK", cause })
+  })
+
+/**
+ * Loads the key from `pem` (a PEM or private JWK, e.g. from `UMO_SIGNING_KEY`) or from
+ * `<dataDir>/signing-key.pem`, creating that file (mode 0600) on first start so the key survives
+ * restarts.
+ */
+export const load = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>
+  Effect.gen(function* () {
+    if (options.pem) return yield* Effect.flatMap(parseKey(options.pem), make)
+    const file = join(options.dataDir, "signing-key.pem")
+    const pem = yield* Effect.try({
+      try: () => {
+        if (!existsSync(file)) {
+          mkdirSync(options.dataDir, { recursive: true })
+          const text = generateKeyPairSync("ed25519")
+            .privateKey.export({ format: "pem", type: "pkcs8" })
+            .toString()
+          try {
+            // "wx": when two processes start at once, the first key written wins and both read it.
+            writeFileSync(file, text, { mode: 0o600, flag: "wx" })
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+          }
+        }
+        return readFileSync(file, "utf8")
+      },
+      catch: (cause) =>
+        new SigningKeyError({ detail: `could not read or create the signing key ${file}`, cause })
+    })
+    return yield* Effect.flatMap(parseKey(pem), make)
+  })
+
+export const layer = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>
+  Layer.effect(SigningKey, load(options))
+
+/** Reads `UMO_SIGNING_KEY` (PEM or private JWK) or keeps the key in `UMO_DATA_DIR` (default `./data`). */
+export const layerConfig = Layer.effect(
+  SigningKey,
+  Effect.gen(function* () {
+    const dataDir = yield* Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data"))
+    const pem = yield* Config.option(Config.Redacted("UMO_SIGNING_KEY"))
+    return yield* load({ dataDir, pem: Option.getOrUndefined(Option.map(pem, Redacted.value)) })
+  })
+)

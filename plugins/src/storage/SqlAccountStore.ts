@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto"
+import { type Account, AccountStore, type ApiKeyRecord, StoreError } from "@umo/core"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+
+const storeError = (detail: string) => (cause: SqlError.SqlError) =>
+  new StoreError({
+    reason: cause.reason._tag === "ConnectionError" ? "Unavailable" : "Failed",
+    detail: `${detail}: ${cause.message}`,
+    cause
+  })
+
+const keyColumns = `k.account_id::text AS account_id, k.key_id, k.status,
+  to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const ensureAccount = (name: string) =>
+    Effect.gen(function* () {
+      yield* sql`INSERT INTO accounts (account_id, name) VALUES (${randomUUID()}, ${name}) ON CONFLICT (name) DO NOTHING`
+      const [account] = yield* sql<Account>`
+        SELECT account_id::text AS account_id, name, workspace_id, tier FROM accounts WHERE name = ${name}`
+      return account!
+    }).pipe(Effect.mapError(storeError("could not create the account")))
+
+  const addKey = (accountId: string, keyId: string, keyHash: string) =>
+    sql<ApiKeyRecord>`
+      INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
+      ON CONFLICT (key_hash) DO UPDATE SET key_hash = EXCLUDED.key_hash
+      RETURNING account_id::text AS account_id, key_id, status,
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`.pipe(
+      Effect.map((rows) => rows[0]!),
+      Effect.mapError(storeError("could not add the key"))
+    )
+
+  const findByKeyHash = (keyHash: string) =>
+    sql<ApiKeyRecord & { name: string; workspace_id: string | null; tier: string }>`
+      SELECT ${sql.unsafe(keyColumns)}, a.name, a.workspace_id, a.tier
+      FROM api_keys k JOIN accounts a USING (account_id)
+      WHERE k.key_hash = ${keyHash} AND k.status = 'active'`.pipe(
+      Effect.map((rows) =>
+        Option.map(Option.fromNullishOr(rows[0]), (row) => ({
+          account: {
+            account_id: row.account_id,
+            name: row.name,
+            workspace_id: row.workspace_id,
+            tier: row.tier
+          },
+          key: {
+            account_id: row.account_id,
+            key_id: row.key_id,
+            status: row.status,
+            created_at: row.created_at
+          }
+        }))
+      ),
+      Effect.mapError(storeError("could not look the key up"))
+    )
+
+  const listKeys = () =>
+    sql<ApiKeyRecord & { account_name: string }>`
+      SELECT ${sql.unsafe(keyColumns)}, a.name AS account_name
+      FROM api_keys k JOIN accounts a USING (account_id) ORDER BY k.created_at, k.key_id`.pipe(
+      Effect.mapError(storeError("could not list keys"))
+    )
+
+  const revokeKey = (keyId: string) =>
+    sql`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE key_id = ${keyId} AND status = 'active'
+        RETURNING key_id`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.mapError(storeError("could not revoke the key"))
+    )
+
+  return AccountStore.of({ ensureAccount, addKey, findByKeyHash, listKeys, revokeKey })
+})
+
+export const layer = Layer.effect(AccountStore, make)

@@ -1,0 +1,199 @@
+import {
+  type ChainCheck,
+  checkpointMessage,
+  entryHash,
+  genesisHash,
+  Ledger,
+  type LedgerEntry,
+  LedgerError,
+  type LedgerEvent,
+  type LedgerEventKind,
+  verifyEntry,
+  verifySignature
+} from "@umo/core"
+import { Clock, Effect, Layer, Option } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { SigningKey } from "./SigningKey.js"
+
+/** A signed checkpoint every this many entries bounds the work of checking any one entry. */
+export const defaultCheckpointInterval = 64
+
+export interface SqlLedgerOptions {
+  /** Entries between signed checkpoints (default 64); a proof reads at most twice this many. */
+  readonly checkpointInterval?: number
+}
+
+interface Checkpoint {
+  readonly account_id: string
+  readonly seq: number
+  readonly entry_hash: string
+  readonly signature: string
+  readonly key_id: string
+}
+
+const ledgerError = (detail: string) => (cause: SqlError.SqlError) =>
+  new LedgerError({
+    reason: cause.reason._tag === "ConnectionError" ? "Unavailable" : "Failed",
+    detail: `${detail}: ${cause.message}`,
+    cause
+  })
+
+const entryColumns = (sql: SqlClient.SqlClient) =>
+  sql`account_id::text AS account_id, seq, kind, umo_id::text AS umo_id, content_hash, semantic_hash, record_hash,
+      recorded_at, prev_hash, entry_hash, signature, key_id`
+
+const toEntry = (row: LedgerEntry): LedgerEntry => ({ ...row, seq: Number(row.seq) })
+
+export const make = (options: SqlLedgerOptions = {}) =>
+  Effect.gen(function* () {
+    const checkpointInterval = options.checkpointInterval ?? defaultCheckpointInterval
+    const sql = yield* SqlClient.SqlClient
+    const key = yield* SigningKey
+    const jwk = key.publicJwk
+
+    // Every entry and checkpoint names the key that signed it: this service's.
+    const signedHere = (entry: LedgerEntry) => entry.key_id === key.keyId && verifyEntry(entry, jwk)
+    const checkpointValid = (cp: Checkpoint, entry: LedgerEntry | undefined) =>
+      entry !== undefined &&
+      cp.key_id === key.keyId &&
+      cp.entry_hash === entry.entry_hash &&
+      verifySignature(checkpointMessage(cp), cp.signature, jwk)
+
+    const append = (accountId: string, event: LedgerEvent) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO ledger_heads (account_id, seq, entry_hash)
+                     VALUES (${accountId}, 0, ${genesisHash}) ON CONFLICT (account_id) DO NOTHING`
+            // The row lock serializes appends per account, across connections and processes.
+            const [head] = yield* sql<{ seq: number; entry_hash: string }>`
+            SELECT seq, entry_hash FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
+            const now = yield* Clock.currentTimeMillis
+            const unsigned = {
+              account_id: accountId,
+              seq: Number(head!.seq) + 1,
+              kind: event.kind,
+              umo_id: event.umo_id,
+              content_hash: event.content_hash,
+              semantic_hash: event.semantic_hash,
+              record_hash: event.record_hash,
+              recorded_at: new Date(now).toISOString(),
+              prev_hash: head!.entry_hash
+            }
+            const hash = entryHash(unsigned)
+            const entry: LedgerEntry = {
+              ...unsigned,
+              entry_hash: hash,
+              signature: key.sign(hash),
+              key_id: key.keyId
+            }
+            yield* sql`INSERT INTO ledger_entries ${sql.insert({ ...entry })}`
+            yield* sql`UPDATE ledger_heads SET seq = ${entry.seq}, entry_hash = ${hash} WHERE account_id = ${accountId}`
+            if (entry.seq % checkpointInterval === 0) {
+              const cp = { account_id: accountId, seq: entry.seq, entry_hash: hash }
+              yield* sql`INSERT INTO ledger_checkpoints ${sql.insert({
+                ...cp,
+                signature: key.sign(checkpointMessage(cp)),
+                key_id: key.keyId
+              })}`
+            }
+            return entry
+          })
+        )
+        .pipe(
+          Effect.mapError(ledgerError("could not append to the ledger")),
+          Effect.withSpan("Ledger.append")
+        )
+
+    /**
+     * Checks the links from the checkpoint at or before `seq - 1` to the checkpoint at or after
+     * `seq` (or to the head, whose own signature anchors the tail). At most two intervals of entries
+     * are read, however long the chain; a gap longer than that means a checkpoint went missing.
+     */
+    const segmentValid = (accountId: string, seq: number) =>
+      Effect.gen(function* () {
+        const [lower] = yield* sql<Checkpoint>`
+        SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
+        WHERE account_id = ${accountId} AND seq < ${seq} ORDER BY seq DESC LIMIT 1`
+        const [upper] = yield* sql<Checkpoint>`
+        SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
+        WHERE account_id = ${accountId} AND seq >= ${seq} ORDER BY seq ASC LIMIT 1`
+        const from = lower ? Number(lower.seq) : 1
+        const limit = 2 * checkpointInterval + 1
+        const rows = (yield* sql<LedgerEntry>`
+        SELECT ${entryColumns(sql)} FROM ledger_entries
+        WHERE account_id = ${accountId} AND seq >= ${from} ${upper ? sql`AND seq <= ${upper.seq}` : sql``}
+        ORDER BY seq LIMIT ${limit + 1}`).map(toEntry)
+        if (rows.length === 0 || rows.length > limit) return false
+        const linked = rows.every(
+          (row, i) =>
+            row.seq === from + i &&
+            row.entry_hash === entryHash(row) &&
+            // The first row is either the genesis entry or the lower checkpoint's, checked below.
+            (i === 0 ? from > 1 || row.prev_hash === genesisHash : row.prev_hash === rows[i - 1]!.entry_hash)
+        )
+        if (!linked || !rows.some((row) => row.seq === seq)) return false
+        if (lower && !checkpointValid({ ...lower, seq: Number(lower.seq) }, rows[0])) return false
+        const last = rows.at(-1)!
+        if (upper)
+          return Number(upper.seq) === last.seq && checkpointValid({ ...upper, seq: Number(upper.seq) }, last)
+        const [head] = yield* sql<{
+          seq: number
+        }>`SELECT max(seq) AS seq FROM ledger_entries WHERE account_id = ${accountId}`
+        return Number(head?.seq) === last.seq && signedHere(last)
+      })
+
+    const check = (accountId: string, umoId: string, kind: LedgerEventKind) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<LedgerEntry>`
+        SELECT ${entryColumns(sql)} FROM ledger_entries
+        WHERE account_id = ${accountId} AND umo_id = ${umoId} AND kind = ${kind}
+        ORDER BY seq DESC LIMIT 1`
+        if (!row) return Option.none<ChainCheck>()
+        const entry = toEntry(row)
+        const entry_valid = signedHere(entry)
+        const chain_valid = yield* segmentValid(accountId, entry.seq)
+        return Option.some({ entry, entry_valid, chain_valid })
+      }).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.check"))
+
+    const audit = (accountId: string) =>
+      Effect.gen(function* () {
+        const rows = (yield* sql<LedgerEntry>`
+        SELECT ${entryColumns(sql)} FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`).map(
+          toEntry
+        )
+        const checkpoints = yield* sql<Checkpoint>`
+        SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
+        WHERE account_id = ${accountId} ORDER BY seq`
+        const entriesValid = rows.every(
+          (row, i) =>
+            row.seq === i + 1 &&
+            signedHere(row) &&
+            row.prev_hash === (i === 0 ? genesisHash : rows[i - 1]!.entry_hash)
+        )
+        const expected = Math.floor(rows.length / checkpointInterval)
+        const checkpointsValid =
+          checkpoints.length === expected &&
+          checkpoints.every((cp) => checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1]))
+        // The head row records where the chain ended: entries cut off the end show up here.
+        const [head] = yield* sql<{ seq: number; entry_hash: string }>`
+          SELECT seq, entry_hash FROM ledger_heads WHERE account_id = ${accountId}`
+        const headValid =
+          (head === undefined && rows.length === 0) ||
+          (head !== undefined &&
+            Number(head.seq) === rows.length &&
+            head.entry_hash === (rows.at(-1)?.entry_hash ?? genesisHash))
+        return { entries: rows.length, valid: entriesValid && checkpointsValid && headValid }
+      }).pipe(Effect.mapError(ledgerError("could not audit the ledger")))
+
+    return Ledger.of({
+      append,
+      check,
+      audit,
+      signReceipt: key.signJws,
+      publicKeyJwk: jwk
+    })
+  })
+
+/** The Ledger port on an Effect SqlClient (PGlite or PostgreSQL), signing with `SigningKey`. */
+export const layer = (options: SqlLedgerOptions = {}) => Layer.effect(Ledger, make(options))

@@ -1,0 +1,265 @@
+import {
+  contentHash,
+  Embedder,
+  Ledger,
+  type MemoryProof,
+  MemoryStore,
+  recordHash,
+  type StoredMemory,
+  StoreError,
+  semanticHash,
+  type Umo
+} from "@umo/core"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { pinEmbedder } from "./EmbedderPin.js"
+
+const storeError = (detail: string) => (cause: SqlError.SqlError | { readonly message: string }) =>
+  new StoreError({
+    reason:
+      "reason" in cause && (cause.reason as { _tag?: string })._tag === "ConnectionError"
+        ? "Unavailable"
+        : "Failed",
+    detail: `${detail}: ${cause.message}`,
+    cause
+  })
+
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+interface MemoryRow {
+  readonly account_id: string
+  readonly umo_id: string
+  readonly content: string
+  readonly summary: string
+  readonly entities: string
+  readonly svo_triples: string
+  readonly topics: string
+  readonly tone: string
+  readonly language: string
+  readonly quality_score: number
+  readonly source: string | null
+  readonly timestamp: string
+  readonly created_at: string
+  readonly pipeline: string
+  readonly extensions: string
+  readonly content_hash: string
+  readonly semantic_hash: string
+  readonly record_hash: string
+  readonly embedding_model: string
+}
+
+const toStored = (row: MemoryRow): StoredMemory => ({
+  ...row,
+  quality_score: Number(row.quality_score),
+  entities: JSON.parse(row.entities),
+  svo_triples: JSON.parse(row.svo_triples),
+  topics: JSON.parse(row.topics),
+  tone: JSON.parse(row.tone),
+  pipeline: JSON.parse(row.pipeline),
+  extensions: JSON.parse(row.extensions)
+})
+
+const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const ledger = yield* Ledger
+  const embedder = yield* Embedder
+  const pinned = yield* pinEmbedder(embedder.model)
+  const dims = pinned.dimensions
+
+  const memoryColumns = sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
+    entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
+    language, quality_score, source, ${iso("content_time")} AS timestamp, ${iso("created_at")} AS created_at,
+    pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model`)
+
+  const chunksOf = (accountId: string, umoId: string) =>
+    Effect.map(
+      sql<{ chunk_index: number; start_offset: number; end_offset: number; embedding: string }>`
+        SELECT chunk_index, start_offset, end_offset, embedding::text AS embedding FROM memory_chunks
+        WHERE account_id = ${accountId} AND umo_id = ${umoId} ORDER BY chunk_index`,
+      (rows) =>
+        rows.map((r) => ({
+          index: r.chunk_index,
+          start: r.start_offset,
+          end: r.end_offset,
+          vector: JSON.parse(r.embedding) as Array<number>
+        }))
+    )
+
+  const insert = (accountId: string, umo: Umo) =>
+    Effect.gen(function* () {
+      if (umo.embedding.model !== pinned.id || umo.embedding.dimensions !== dims) {
+        return yield* new StoreError({
+          reason: "EmbedderMismatch",
+          detail: `this store holds ${pinned.id} vectors (${dims} dimensions), not ${umo.embedding.model}`
+        })
+      }
+      const record_hash = recordHash({
+        account_id: accountId,
+        umo_id: umo.umo_id,
+        source: umo.source,
+        timestamp: umo.timestamp,
+        created_at: umo.created_at,
+        embedding_model: umo.embedding.model,
+        chunks: umo.embedding.chunks.map((chunk, index) => ({ index, ...chunk }))
+      })
+      const entry = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO memories ${sql.insert({
+            account_id: accountId,
+            umo_id: umo.umo_id,
+            content: umo.content,
+            summary: umo.summary,
+            entities: JSON.stringify(umo.entities),
+            svo_triples: JSON.stringify(umo.svo_triples),
+            topics: JSON.stringify(umo.topics),
+            tone: JSON.stringify(umo.tone),
+            language: umo.language,
+            quality_score: umo.quality_score,
+            source: umo.source,
+            content_time: umo.timestamp,
+            created_at: umo.created_at,
+            pipeline: JSON.stringify(umo.pipeline),
+            extensions: JSON.stringify(umo.extensions),
+            content_hash: umo.content_hash,
+            semantic_hash: umo.semantic_hash,
+            record_hash,
+            embedding_model: umo.embedding.model
+          })}`
+          if (umo.embedding.chunks.length > 0) {
+            yield* sql`INSERT INTO memory_chunks ${sql.insert(
+              umo.embedding.chunks.map((chunk, chunk_index) => ({
+                account_id: accountId,
+                umo_id: umo.umo_id,
+                chunk_index,
+                start_offset: chunk.start,
+                end_offset: chunk.end,
+                embedding: vectorText(chunk.vector)
+              })) as never
+            )}`
+          }
+          return yield* ledger.append(accountId, {
+            kind: "capture",
+            umo_id: umo.umo_id,
+            content_hash: umo.content_hash,
+            semantic_hash: umo.semantic_hash,
+            record_hash
+          })
+        })
+      )
+      const receipt = yield* ledger.signReceipt({ type: "umo-capture-receipt", umo_id: umo.umo_id, entry })
+      return { entry, receipt }
+    }).pipe(
+      Effect.mapError((e) => (e instanceof StoreError ? e : storeError("could not store the memory")(e)))
+    )
+
+  const get = (accountId: string, umoId: string) =>
+    sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
+      Effect.mapError(storeError("could not read the memory"))
+    )
+
+  const list: MemoryStore["Service"]["list"] = (accountId, options) =>
+    Effect.gen(function* () {
+      const bySource = options.source === undefined ? sql`` : sql`AND source = ${options.source}`
+      const [count] = yield* sql<{ total: number }>`
+        SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} ${bySource}`
+      const rows = yield* sql<MemoryRow>`
+        SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} ${bySource}
+        ORDER BY created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
+      return { items: rows.map(toStored), total: Number(count?.total ?? 0) }
+    }).pipe(Effect.mapError(storeError("could not list memories")))
+
+  const remove = (accountId: string, umoId: string) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const [row] = yield* sql<{ content_hash: string; semantic_hash: string; record_hash: string }>`
+            DELETE FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
+            RETURNING content_hash, semantic_hash, record_hash`
+          if (!row) return Option.none()
+          const entry = yield* ledger.append(accountId, { kind: "delete", umo_id: umoId, ...row })
+          const deleted_at = entry.recorded_at
+          const receipt = yield* ledger.signReceipt({
+            type: "umo-deletion-receipt",
+            umo_id: umoId,
+            deleted_at,
+            entry
+          })
+          yield* sql`INSERT INTO deletion_receipts ${sql.insert({ account_id: accountId, umo_id: umoId, seq: entry.seq, deleted_at, receipt })}`
+          return Option.some({ forgotten: true as const, umo_id: umoId, deleted_at, receipt })
+        })
+      )
+      .pipe(Effect.mapError(storeError("could not delete the memory")))
+
+  const searchVector: MemoryStore["Service"]["searchVector"] = (accountId, vector, options) => {
+    const q = vectorText(vector)
+    const bySource =
+      options.source === undefined
+        ? sql``
+        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = c.account_id AND m.umo_id = c.umo_id AND m.source = ${options.source})`
+    const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
+    // The index finds the nearest chunks; the best chunk stands for its memory.
+    return sql<{ umo_id: string; score: number }>`
+      SELECT umo_id, max(similarity) AS score FROM (
+        SELECT c.umo_id::text AS umo_id, 1 - (${distance}${q}::vector) AS similarity
+        FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource}
+        ORDER BY ${distance}${q}::vector LIMIT ${options.limit * 4}
+      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
+      Effect.map((rows) => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))),
+      Effect.mapError(storeError("vector search failed"))
+    )
+  }
+
+  const searchText: MemoryStore["Service"]["searchText"] = (accountId, query, options) => {
+    const bySource = options.source === undefined ? sql`` : sql`AND source = ${options.source}`
+    // Any query term may match (OR), ranked by cover density: recall first, ranking decides.
+    return sql<{ umo_id: string; score: number }>`
+      SELECT umo_id::text AS umo_id, ts_rank_cd(search, q) AS score
+      FROM memories, (SELECT replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery AS q) query
+      WHERE account_id = ${accountId} AND search @@ q ${bySource}
+      ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
+      Effect.map((rows) => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))),
+      Effect.mapError(storeError("text search failed"))
+    )
+  }
+
+  const proof = (accountId: string, umoId: string) =>
+    Effect.gen(function* () {
+      const stored = yield* get(accountId, umoId)
+      if (Option.isNone(stored)) return Option.none<MemoryProof>()
+      const memory = stored.value
+      const chunks = yield* chunksOf(accountId, umoId).pipe(
+        Effect.mapError(storeError("could not read vectors"))
+      )
+      const check = yield* ledger
+        .check(accountId, umoId, "capture")
+        .pipe(Effect.mapError(storeError("could not read the ledger")))
+      const recomputed = {
+        content_hash: contentHash(memory.content),
+        semantic_hash: semanticHash(memory),
+        record_hash: recordHash({ ...memory, embedding_model: memory.embedding_model, chunks })
+      }
+      const entry = Option.getOrNull(Option.map(check, (c) => c.entry))
+      const matches = (field: keyof typeof recomputed) =>
+        recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
+      const chainValid = Option.match(check, { onNone: () => false, onSome: (c) => c.chain_valid })
+      const entryValid = Option.match(check, { onNone: () => false, onSome: (c) => c.entry_valid })
+      return Option.some({
+        valid: entryValid && matches("content_hash") && matches("semantic_hash") && matches("record_hash"),
+        hash_chain_valid: chainValid,
+        chain_tampered: !chainValid,
+        first_published: entry?.recorded_at ?? memory.created_at,
+        source: memory.source,
+        content_hash: memory.content_hash,
+        semantic_hash: memory.semantic_hash,
+        entry
+      } satisfies MemoryProof)
+    })
+
+  return MemoryStore.of({ insert, get, list, remove, searchVector, searchText, proof })
+})
+
+/** The MemoryStore port on an Effect SqlClient; needs the Ledger and the Embedder it pins. */
+export const layer = Layer.effect(MemoryStore, make)

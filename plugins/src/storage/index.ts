@@ -1,0 +1,10 @@
+/**
+ * Storage and provenance adapters: one SQL store (PGlite or PostgreSQL + pgvector), the signed
+ * per-account hash chain, accounts and keys, and the signing key.
+ */
+export * as Database from "./Database.js"
+export * as PgliteSqlClient from "./PgliteSqlClient.js"
+export * as SigningKey from "./SigningKey.js"
+export * as SqlAccountStore from "./SqlAccountStore.js"
+export * as SqlLedger from "./SqlLedger.js"
+export * as SqlMemoryStore from "./SqlMemoryStore.js"

@@ -1,0 +1,9 @@
+import { Migrator } from "effect/sql"
+import initial from "./0001_initial.js"
+
+/** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
+export const migrations = Migrator.fromRecord({
+  "0001_initial": initial
+})
+
+export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })

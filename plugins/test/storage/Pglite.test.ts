@@ -1,0 +1,5 @@
+import { Database } from "@umo/plugins"
+import { storageContract } from "./contract.js"
+import { storageLayer } from "./fixtures.js"
+
+storageContract("PGlite", storageLayer(Database.pglite()))

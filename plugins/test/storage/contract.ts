@@ -1,0 +1,294 @@
+import { it } from "@effect/vitest"
+import { AccountStore, Ledger, MemoryStore, sha256Hex, type Umo, verifyEntry, verifyReceipt } from "@umo/core"
+import { Effect, type Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import fc from "fast-check"
+import { describe, expect } from "vitest"
+import { capturedPool, pipeline, recapture, TestEmbedder } from "./fixtures.js"
+import { tamperCases } from "./tamper.js"
+
+type Services = MemoryStore | Ledger | AccountStore | SqlClient.SqlClient
+
+const newAccount = Effect.fn(function* (prefix: string) {
+  const accounts = yield* AccountStore
+  return (yield* accounts.ensureAccount(`${prefix}-${crypto.randomUUID()}`)).account_id
+})
+
+const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; chain_tampered: boolean }>) =>
+  Option.isSome(p) && p.value.valid && p.value.hash_chain_valid && !p.value.chain_tampered
+
+/** Runs fast-check over an effectful property with the suite's services. */
+const property = <T>(
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T) => Effect.Effect<void, unknown, Services>,
+  numRuns = 100
+) =>
+  Effect.gen(function* () {
+    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(arbitrary, (value) => run(check(value))),
+        { numRuns }
+      )
+    )
+  })
+
+/**
+ * The storage contract: the same behaviour on every database the store runs on. `database`
+ * is the full storage stack (see `storageLayer`).
+ */
+export const storageContract = <E>(name: string, database: Layer.Layer<Services, E>) =>
+  describe(`storage contract on ${name}`, () => {
+    it.layer(database, { timeout: "120 seconds" })((it) => {
+      let pool: ReadonlyArray<Umo> = []
+      const umo = (i: number) => recapture(pool[i % pool.length]!)
+
+      it.effect("captures the pool through the real pipeline", () =>
+        Effect.gen(function* () {
+          pool = yield* capturedPool
+          expect(pool.some((u) => u.embedding.chunks.length > 1)).toBe(true)
+        })
+      )
+
+      it.effect("stores a memory and reads back every field", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const account = yield* newAccount("roundtrip")
+          const original = umo(0)
+          const { entry, receipt } = yield* store.insert(account, original)
+          expect(entry).toMatchObject({
+            seq: 1,
+            kind: "capture",
+            umo_id: original.umo_id,
+            account_id: account
+          })
+          expect(receipt.split(".")).toHaveLength(3)
+          const stored = Option.getOrThrow(yield* store.get(account, original.umo_id))
+          const { embedding, ...fields } = original
+          expect(stored).toMatchObject({ ...fields, account_id: account, embedding_model: embedding.model })
+        })
+      )
+
+      it.effect("lists newest first with stable pages, totals and a source filter", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const account = yield* newAccount("list")
+          const inserted: Array<Umo> = []
+          for (let i = 0; i < 7; i++) {
+            const u = umo(i)
+            inserted.push(u)
+            yield* store.insert(account, u)
+          }
+          const newestFirst = [...inserted].reverse().map((u) => u.umo_id)
+          const pages = [
+            yield* store.list(account, { limit: 3, offset: 0 }),
+            yield* store.list(account, { limit: 3, offset: 3 }),
+            yield* store.list(account, { limit: 3, offset: 6 })
+          ]
+          expect(pages.flatMap((p) => p.items.map((m) => m.umo_id))).toEqual(newestFirst)
+          expect(pages.map((p) => p.total)).toEqual([7, 7, 7])
+          const notes = yield* store.list(account, { limit: 100, offset: 0, source: "notes" })
+          expect(notes.items.every((m) => m.source === "notes")).toBe(true)
+          expect(notes.total).toBe(inserted.filter((u) => u.source === "notes").length)
+        })
+      )
+
+      it.effect("keeps accounts apart in every call that takes an id", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const [alice, bob] = [yield* newAccount("alice"), yield* newAccount("bob")]
+          const secret = umo(1)
+          yield* store.insert(alice, secret)
+          expect(Option.isNone(yield* store.get(bob, secret.umo_id))).toBe(true)
+          expect(Option.isNone(yield* store.proof(bob, secret.umo_id))).toBe(true)
+          expect(Option.isNone(yield* store.remove(bob, secret.umo_id))).toBe(true)
+          expect((yield* store.list(bob, { limit: 100, offset: 0 })).total).toBe(0)
+          const q = secret.embedding.chunks[0]!.vector
+          expect(yield* store.searchVector(bob, q, { limit: 5 })).toEqual([])
+          expect(yield* store.searchText(bob, "support group", { limit: 5 })).toEqual([])
+          expect(isSound(yield* store.proof(alice, secret.umo_id))).toBe(true)
+        })
+      )
+
+      it.effect("deletes content and vectors, chains a tombstone and signs a receipt", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* newAccount("forget")
+          const doomed = umo(7)
+          const kept = umo(2)
+          yield* store.insert(account, doomed)
+          yield* store.insert(account, kept)
+          const receipt = Option.getOrThrow(yield* store.remove(account, doomed.umo_id))
+          expect(receipt).toMatchObject({ forgotten: true, umo_id: doomed.umo_id })
+          const claims = yield* Effect.promise(() => verifyReceipt(receipt.receipt, ledger.publicKeyJwk))
+          expect(claims.entry).toMatchObject({ kind: "delete", seq: 3, content_hash: doomed.content_hash })
+          expect(claims.deleted_at).toBe(receipt.deleted_at)
+          expect(Option.isNone(yield* store.get(account, doomed.umo_id))).toBe(true)
+          expect(Option.isNone(yield* store.proof(account, doomed.umo_id))).toBe(true)
+          expect(Option.isNone(yield* store.remove(account, doomed.umo_id))).toBe(true)
+          const leftovers = yield* sql<{ n: number }>`
+            SELECT (SELECT count(*) FROM memory_chunks WHERE account_id = ${account} AND umo_id = ${doomed.umo_id})
+                 + (SELECT count(*) FROM memories WHERE account_id = ${account} AND umo_id = ${doomed.umo_id}) AS n`
+          expect(Number(leftovers[0]!.n)).toBe(0)
+          expect(isSound(yield* store.proof(account, kept.umo_id))).toBe(true)
+          expect(yield* ledger.audit(account)).toEqual({ entries: 3, valid: true })
+          const tampered = `${receipt.receipt.slice(0, -4)}AAAA`
+          const rejected = yield* Effect.promise(() =>
+            verifyReceipt(tampered, ledger.publicKeyJwk).then(
+              () => false,
+              () => true
+            )
+          )
+          expect(rejected).toBe(true)
+        })
+      )
+
+      it.effect("proves a memory, and the proof's entry verifies offline", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("proof")
+          const u = umo(3)
+          yield* store.insert(account, u)
+          const proof = Option.getOrThrow(yield* store.proof(account, u.umo_id))
+          expect(proof).toMatchObject({
+            valid: true,
+            hash_chain_valid: true,
+            chain_tampered: false,
+            content_hash: sha256Hex(u.content),
+            semantic_hash: u.semantic_hash,
+            source: u.source
+          })
+          expect(verifyEntry(proof.entry!, ledger.publicKeyJwk)).toBe(true)
+          expect(verifyEntry({ ...proof.entry!, content_hash: "0".repeat(64) }, ledger.publicKeyJwk)).toBe(
+            false
+          )
+        })
+      )
+
+      it.effect("reproduces the semantic hash by re-running the recorded pipeline on stored content", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const account = yield* newAccount("reproduce")
+          const u = umo(5)
+          yield* store.insert(account, u)
+          const stored = Option.getOrThrow(yield* store.get(account, u.umo_id))
+          const again = yield* pipeline.reproduceSemanticHash(stored).pipe(Effect.provide(TestEmbedder))
+          expect(again).toBe(stored.semantic_hash)
+        })
+      )
+
+      it.effect("finds candidates by vector and by text, within the account and source", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const account = yield* newAccount("search")
+          const all = pool.map((_, i) => umo(i))
+          for (const u of all) yield* store.insert(account, u)
+          const target = all[4]!
+          const byVector = yield* store.searchVector(account, target.embedding.chunks[0]!.vector, {
+            limit: 3
+          })
+          expect(byVector[0]).toEqual({ umo_id: target.umo_id, score: expect.closeTo(1, 5) })
+          expect(new Set(byVector.map((c) => c.umo_id)).size).toBe(byVector.length)
+          const long = all[7]!
+          const byChunk = yield* store.searchVector(account, long.embedding.chunks[1]!.vector, { limit: 1 })
+          expect(byChunk[0]?.umo_id).toBe(long.umo_id)
+          const byText = yield* store.searchText(account, "recalled cars software", { limit: 5 })
+          expect(byText[0]?.umo_id).toBe(target.umo_id)
+          const anyTerm = yield* store.searchText(account, "Austen zebra", { limit: 5 })
+          expect(anyTerm.map((c) => c.umo_id)).toEqual([all[5]!.umo_id])
+          const inChat = yield* store.searchVector(account, target.embedding.chunks[0]!.vector, {
+            limit: 10,
+            source: "chat"
+          })
+          expect(inChat.every((c) => all.find((u) => u.umo_id === c.umo_id)?.source === "chat")).toBe(true)
+        })
+      )
+
+      it.effect("creates accounts, adds keys, finds them by hash and revokes them", () =>
+        Effect.gen(function* () {
+          const accounts = yield* AccountStore
+          const name = `keys-${crypto.randomUUID()}`
+          const account = yield* accounts.ensureAccount(name)
+          expect(yield* accounts.ensureAccount(name)).toEqual(account)
+          expect(account.account_id).toMatch(/^[0-9a-f-]{36}$/)
+          const keyId = `umo_${crypto.randomUUID().slice(0, 8)}`
+          const hash = sha256Hex(`${keyId}-secret`)
+          yield* accounts.addKey(account.account_id, keyId, hash)
+          const found = Option.getOrThrow(yield* accounts.findByKeyHash(hash))
+          expect(found.account).toEqual(account)
+          expect(found.key).toMatchObject({ key_id: keyId, status: "active" })
+          expect(
+            (yield* accounts.listKeys()).some((k) => k.key_id === keyId && k.account_name === name)
+          ).toBe(true)
+          expect(yield* accounts.revokeKey(keyId)).toBe(true)
+          expect(yield* accounts.revokeKey(keyId)).toBe(false)
+          expect(Option.isNone(yield* accounts.findByKeyHash(hash))).toBe(true)
+        })
+      )
+
+      it.effect("gives one linear chain under many concurrent appends", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("concurrent")
+          yield* Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => umo(i)),
+            (u) => store.insert(account, u),
+            { concurrency: "unbounded" }
+          )
+          expect(yield* ledger.audit(account)).toEqual({ entries: 40, valid: true })
+        })
+      )
+
+      it.effect("keeps every remaining proof valid over random captures and deletions (property)", () =>
+        property(
+          fc.array(
+            fc.oneof(
+              fc.record({ op: fc.constant("capture" as const), account: fc.nat(2), text: fc.nat(7) }),
+              fc.record({ op: fc.constant("delete" as const), account: fc.nat(2), pick: fc.nat(9) })
+            ),
+            { minLength: 1, maxLength: 10 }
+          ),
+          (ops) =>
+            Effect.gen(function* () {
+              const store = yield* MemoryStore
+              const ledger = yield* Ledger
+              const accounts = [yield* newAccount("p"), yield* newAccount("p"), yield* newAccount("p")]
+              const live: Array<Array<string>> = [[], [], []]
+              const gone: Array<{ account: string; umo_id: string; receipt: string }> = []
+              for (const step of ops) {
+                const account = accounts[step.account]!
+                if (step.op === "capture") {
+                  const u = umo(step.text)
+                  yield* store.insert(account, u)
+                  live[step.account]!.push(u.umo_id)
+                } else if (live[step.account]!.length > 0) {
+                  const [umoId] = live[step.account]!.splice(step.pick % live[step.account]!.length, 1)
+                  const receipt = Option.getOrThrow(yield* store.remove(account, umoId!))
+                  gone.push({ account, umo_id: umoId!, receipt: receipt.receipt })
+                }
+              }
+              for (const [i, account] of accounts.entries()) {
+                expect((yield* ledger.audit(account)).valid).toBe(true)
+                expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(live[i]!.length)
+                for (const umoId of live[i]!) {
+                  const proof = yield* store.proof(account, umoId)
+                  expect(isSound(proof)).toBe(true)
+                  expect(verifyEntry(Option.getOrThrow(proof).entry!, ledger.publicKeyJwk)).toBe(true)
+                }
+              }
+              for (const g of gone) {
+                expect(Option.isNone(yield* store.get(g.account, g.umo_id))).toBe(true)
+                const claims = yield* Effect.promise(() => verifyReceipt(g.receipt, ledger.publicKeyJwk))
+                expect(claims.umo_id).toBe(g.umo_id)
+              }
+            })
+        )
+      )
+
+      tamperCases(it, () => pool)
+    })
+  })
