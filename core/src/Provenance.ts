@@ -2,9 +2,9 @@
  * Provenance: how ledger entries, checkpoints and stored records are hashed and signed, and how
  * anyone holding the service's public key (a JWK from the service) checks them offline.
  *
- * Offline check of a proof:
+ * Offline check of a proof (optionally with the memory's text):
  * ```ts
- * const ok = await verifyEntry(proof.entry, publicJwk) // hash recomputed and Ed25519 signature checked
+ * const ok = verifyProof(proof, publicJwk, contentText) // entry hash, Ed25519 signature, content hash
  * ```
  * Offline check of a deletion receipt (a compact JWS, EdDSA):
  * ```ts
@@ -134,3 +134,23 @@ export const verifyReceipt = async (receipt: string, publicJwk: JWK): Promise<Re
     throw new Error("the deletion entry in the receipt does not verify")
   return claims
 }
+
+/** What a caller holds after `GET /v1/memories/{id}/proof` (and, optionally, the memory's text). */
+export interface ProofToCheck {
+  readonly content_hash: string
+  readonly semantic_hash: string
+  readonly entry: LedgerEntry | null
+}
+
+/**
+ * Checks a memory's proof offline: the capture entry is signed by the service, covers this
+ * memory's content and semantic hashes, and — when `content` (the `content_text` search returns)
+ * is given — the content hashes to the recorded value.
+ */
+export const verifyProof = (proof: ProofToCheck, publicJwk: JWK, content?: string): boolean =>
+  proof.entry !== null &&
+  proof.entry.kind === "capture" &&
+  verifyEntry(proof.entry, publicJwk) &&
+  proof.entry.content_hash === proof.content_hash &&
+  proof.entry.semantic_hash === proof.semantic_hash &&
+  (content === undefined || sha256Hex(content) === proof.content_hash)

@@ -1,6 +1,7 @@
 import { type EmbedderModel, StoreError } from "@umo/core"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { storeError } from "./SqlFailure.js"
 
 /**
  * Pins the store to one embedder: the first start records its model and dimension and builds the
@@ -29,10 +30,4 @@ export const pinEmbedder = (model: EmbedderModel) =>
        USING hnsw ((embedding::vector(${pinned.dimensions})) vector_cosine_ops)`
     )
     return pinned
-  }).pipe(
-    Effect.mapError((e) =>
-      e instanceof StoreError
-        ? e
-        : new StoreError({ reason: "Failed", detail: `could not pin the embedder: ${e.message}`, cause: e })
-    )
-  )
+  }).pipe(Effect.mapError(storeError("could not pin the embedder")))

@@ -1,14 +1,8 @@
 import { randomUUID } from "node:crypto"
-import { type Account, AccountStore, type ApiKeyRecord, StoreError } from "@umo/core"
+import { type Account, AccountStore, type ApiKeyRecord } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
-
-const storeError = (detail: string) => (cause: SqlError.SqlError) =>
-  new StoreError({
-    reason: cause.reason._tag === "ConnectionError" ? "Unavailable" : "Failed",
-    detail: `${detail}: ${cause.message}`,
-    cause
-  })
+import { SqlClient } from "effect/sql"
+import { storeError } from "./SqlFailure.js"
 
 const keyColumns = `k.account_id::text AS account_id, k.key_id, k.status,
   to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`

@@ -14,6 +14,7 @@ import {
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { SigningKey } from "./SigningKey.js"
+import { isUnavailable } from "./SqlFailure.js"
 
 /** A signed checkpoint every this many entries bounds the work of checking any one entry. */
 export const defaultCheckpointInterval = 64
@@ -33,7 +34,7 @@ interface Checkpoint {
 
 const ledgerError = (detail: string) => (cause: SqlError.SqlError) =>
   new LedgerError({
-    reason: cause.reason._tag === "ConnectionError" ? "Unavailable" : "Failed",
+    reason: isUnavailable(cause) ? "Unavailable" : "Failed",
     detail: `${detail}: ${cause.message}`,
     cause
   })

@@ -11,18 +11,9 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
-
-const storeError = (detail: string) => (cause: SqlError.SqlError | { readonly message: string }) =>
-  new StoreError({
-    reason:
-      "reason" in cause && (cause.reason as { _tag?: string })._tag === "ConnectionError"
-        ? "Unavailable"
-        : "Failed",
-    detail: `${detail}: ${cause.message}`,
-    cause
-  })
+import { storeError } from "./SqlFailure.js"
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
@@ -150,9 +141,7 @@ export const make = Effect.gen(function* () {
       )
       const receipt = yield* ledger.signReceipt({ type: "umo-capture-receipt", umo_id: umo.umo_id, entry })
       return { entry, receipt }
-    }).pipe(
-      Effect.mapError((e) => (e instanceof StoreError ? e : storeError("could not store the memory")(e)))
-    )
+    }).pipe(Effect.mapError(storeError("could not store the memory")))
 
   const get = (accountId: string, umoId: string) =>
     sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(

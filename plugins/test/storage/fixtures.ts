@@ -25,10 +25,13 @@ export const TestEmbedder = Layer.succeed(Embedder)(
   })
 )
 
-/** One Ed25519 key for a test run (the production key lives in the data directory). */
-export const testKeyPem = generateKeyPairSync("ed25519")
-  .privateKey.export({ format: "pem", type: "pkcs8" })
-  .toString()
+/**
+ * One Ed25519 key for a test run (the production key lives in the data directory); worker
+ * processes started by a test get the same key through the environment.
+ */
+export const testKeyPem =
+  process.env["UMO_TEST_SIGNING_KEY"] ??
+  generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
 
 /** The whole storage stack over a database layer; a small checkpoint interval exercises checkpoints. */
 export const storageLayer = <E>(

@@ -1,0 +1,115 @@
+import { generateKeyPairSync, sign } from "node:crypto"
+import {
+  entryHash,
+  genesisHash,
+  type LedgerEntry,
+  recordHash,
+  sha256Hex,
+  verifyEntry,
+  verifyProof,
+  verifyReceipt
+} from "@umo/core"
+import fc from "fast-check"
+import { CompactSign, type JWK } from "jose"
+import { describe, expect, it } from "vitest"
+
+const { privateKey, publicKey } = generateKeyPairSync("ed25519")
+const jwk = publicKey.export({ format: "jwk" }) as JWK
+const content = "Ada wrote the first program."
+
+const signedEntry = (fields: Partial<LedgerEntry> = {}): LedgerEntry => {
+  const unsigned = {
+    account_id: "0b9e8d8e-2d7a-4c1b-9a51-0d1f2e3a4b5c",
+    seq: 1,
+    kind: "capture" as const,
+    umo_id: "019a0000-0000-7000-8000-000000000001",
+    content_hash: sha256Hex(content),
+    semantic_hash: "b".repeat(64),
+    record_hash: "c".repeat(64),
+    recorded_at: "2026-01-01T00:00:00.000Z",
+    prev_hash: genesisHash,
+    ...fields
+  }
+  const hash = entryHash(unsigned)
+  return {
+    ...unsigned,
+    entry_hash: hash,
+    signature: sign(null, Buffer.from(hash), privateKey).toString("base64url"),
+    key_id: "k"
+  }
+}
+
+describe("offline verification", () => {
+  it("accepts a signed entry and rejects any changed field or foreign key", () => {
+    const entry = signedEntry()
+    expect(verifyEntry(entry, jwk)).toBe(true)
+    for (const field of [
+      "seq",
+      "umo_id",
+      "content_hash",
+      "semantic_hash",
+      "record_hash",
+      "recorded_at",
+      "prev_hash"
+    ] as const) {
+      const changed = { ...entry, [field]: field === "seq" ? 2 : `${entry[field]}0` }
+      expect(verifyEntry(changed, jwk), field).toBe(false)
+    }
+    const other = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" }) as JWK
+    expect(verifyEntry(entry, other)).toBe(false)
+  })
+
+  it("checks a proof against the entry and, when given, the content", () => {
+    const entry = signedEntry()
+    const proof = { content_hash: entry.content_hash, semantic_hash: entry.semantic_hash, entry }
+    expect(verifyProof(proof, jwk, content)).toBe(true)
+    expect(verifyProof(proof, jwk, `${content} `)).toBe(false)
+    expect(verifyProof({ ...proof, semantic_hash: "d".repeat(64) }, jwk)).toBe(false)
+    expect(verifyProof({ ...proof, entry: null }, jwk)).toBe(false)
+  })
+
+  it("verifies a deletion receipt and refuses a forged one", async () => {
+    const entry = signedEntry({ kind: "delete", seq: 2 })
+    const claims = {
+      type: "umo-deletion-receipt",
+      umo_id: entry.umo_id,
+      deleted_at: entry.recorded_at,
+      entry
+    }
+    const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: "EdDSA" })
+      .sign(privateKey)
+    expect((await verifyReceipt(jws, jwk)).umo_id).toBe(entry.umo_id)
+    const forged = { ...claims, entry: { ...entry, content_hash: "e".repeat(64) } }
+    const forgedJws = await new CompactSign(new TextEncoder().encode(JSON.stringify(forged)))
+      .setProtectedHeader({ alg: "EdDSA" })
+      .sign(privateKey)
+    await expect(verifyReceipt(forgedJws, jwk)).rejects.toThrow(/does not verify/)
+  })
+
+  it("hashes vectors at single precision, as pgvector stores them (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }), {
+          minLength: 1,
+          maxLength: 32
+        }),
+        (vector) => {
+          const record = (v: ReadonlyArray<number>) => ({
+            account_id: "a",
+            umo_id: "u",
+            source: null,
+            timestamp: "t",
+            created_at: "c",
+            embedding_model: "m",
+            chunks: [{ index: 0, start: 0, end: 1, vector: v }]
+          })
+          // What comes back from the database is the float32 value written with at most 9 digits.
+          const roundTripped = vector.map((x) => Number(Math.fround(x).toPrecision(9)))
+          expect(recordHash(record(roundTripped))).toBe(recordHash(record(vector)))
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+})
