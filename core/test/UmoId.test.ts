@@ -11,6 +11,16 @@ describe("umo ids", () => {
     expect(isUmoId("not-an-id")).toBe(false)
   })
 
+  it("sort in the order they were made, even within one millisecond (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 47 }), fc.integer({ min: 2, max: 50 }), (t, n) => {
+        const ids = Array.from({ length: n }, () => makeUmoId(t))
+        expect([...ids].sort()).toEqual(ids)
+      }),
+      { numRuns: 100 }
+    )
+  })
+
   it("sort by their time (property)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 47 }), fc.integer({ min: 1, max: 2 ** 40 }), (t, dt) => {

@@ -1,13 +1,47 @@
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
+import {
+  Database,
+  EmbedderChoice,
+  SigningKey,
+  SqlAccountStore,
+  SqlLedger,
+  SqlMemoryStore
+} from "@umo/plugins"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { UmoApi } from "./api/UmoApi.js"
+import { AccountHandlers } from "./http/AccountHandlers.js"
+import { AuthenticationLive } from "./http/Authentication.js"
+import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
+import * as RateLimiter from "./http/RateLimiter.js"
+import { requestMiddleware } from "./http/RequestMiddleware.js"
+import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
+import { ensureKeys } from "./services/Bootstrap.js"
+import * as Memories from "./services/Memories.js"
 
-/** The API's routes with their handlers, without a listening socket (tests serve it themselves). */
-export const ApiRoutes = HttpApiBuilder.layer(UmoApi).pipe(Layer.provide(SystemHandlers))
+/** The storage stack and embedder the service runs on, from the environment (see README). */
+export const StorageConfig = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
+  Layer.provideMerge(SqlLedger.layer()),
+  Layer.provideMerge(SigningKey.layerConfig),
+  Layer.provideMerge(EmbedderChoice.layerConfig),
+  Layer.provideMerge(Database.layerConfig)
+)
+
+/** Every route of the API, with `/openapi.json` and the docs page at `/docs`. */
+export const ApiRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(UmoApi, { openapiPath: "/openapi.json" }),
+  HttpApiScalar.layer(UmoApi, { path: "/docs" })
+).pipe(
+  Layer.provide([SystemHandlers, MemoriesHandlers, AccountHandlers]),
+  Layer.provide([AuthenticationLive, SchemaErrorsLive]),
+  Layer.provide(Memories.layer)
+)
+
+/** The routes served with the request middleware (ids, rate limits, logs, error bodies). */
+export const App = HttpRouter.serve(ApiRoutes, { middleware: requestMiddleware, disableLogger: true })
 
 /** Listens on `HOST` (127.0.0.1) and `PORT` (8787). */
 export const NodeServer = Layer.unwrap(
@@ -18,4 +52,10 @@ export const NodeServer = Layer.unwrap(
   })
 )
 
-export const ServerLive = HttpRouter.serve(ApiRoutes).pipe(Layer.provide(NodeServer))
+/** The whole service from the environment: storage, keys ensured at start, the server. */
+export const ServerLive = App.pipe(
+  Layer.provide(NodeServer),
+  Layer.provide(RateLimiter.layerConfig),
+  Layer.provide(Layer.effectDiscard(ensureKeys)),
+  Layer.provideMerge(StorageConfig)
+)

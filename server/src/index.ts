@@ -1,3 +1,4 @@
 /** @umo/server: the reference HTTP server over the default plugin set. */
 export { UmoApi } from "./api/UmoApi.js"
-export { ApiRoutes, NodeServer, ServerLive } from "./Server.js"
+export { ApiRoutes, App, NodeServer, ServerLive, StorageConfig } from "./Server.js"
+export { ensureKeys, parseApiKeys } from "./services/Bootstrap.js"

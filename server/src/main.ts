@@ -1,5 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Layer, Logger } from "effect"
 import { ServerLive } from "./Server.js"
 
-Layer.launch(ServerLive).pipe(NodeRuntime.runMain)
+// Structured JSON logs, one object per line.
+Layer.launch(ServerLive.pipe(Layer.provide(Logger.layer([Logger.consoleJson])))).pipe(NodeRuntime.runMain)

@@ -1,10 +1,8 @@
-import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
 import { UMOClient, UMOError } from "@umo/client"
-import { ApiRoutes } from "@umo/server"
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Effect } from "effect"
+import { HttpServer } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TestListeningServer } from "../../../server/test/support/TestServer.js"
 
 // A real server on an ephemeral port, so the client goes through fetch and a socket.
 let baseUrl = ""
@@ -16,11 +14,7 @@ beforeAll(async () => {
     const server = yield* HttpServer.HttpServer
     resolve(HttpServer.formatAddress(server.address))
     return yield* Effect.never
-  }).pipe(
-    Effect.provide(
-      HttpRouter.serve(ApiRoutes).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 })))
-    )
-  )
+  }).pipe(Effect.provide(TestListeningServer()))
   const controller = new AbortController()
   const running = Effect.runPromise(program, { signal: controller.signal }).catch(() => {})
   baseUrl = await promise

@@ -1,8 +1,12 @@
-import { HttpApi } from "effect/http-api"
+import { HttpApi, OpenApi } from "effect/http-api"
+import { AccountApi } from "./AccountApi.js"
+import { MemoriesApi } from "./MemoriesApi.js"
 import { SystemApi } from "./SystemApi.js"
 
-/**
- * The UMO HTTP API. This skeleton holds the liveness call; the fourteen /v1 calls of
- * ../shared/spec/api-v1.md arrive with the reference-server issue.
- */
-export class UmoApi extends HttpApi.make("umo").add(SystemApi) {}
+/** The UMO HTTP API (../shared/spec/api-v1.md). */
+export class UmoApi extends HttpApi.make("umo")
+  .add(SystemApi)
+  .add(MemoriesApi)
+  .add(AccountApi)
+  .annotate(OpenApi.Title, "UMO memory capture and recall API")
+  .annotate(OpenApi.Version, "1.0.0") {}

@@ -1,19 +1,40 @@
-import { NodeHttpServer } from "@effect/platform-node"
 import { it } from "@effect/vitest"
-import { ApiRoutes, UmoApi } from "@umo/server"
-import { Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
-import { HttpApiClient } from "effect/http-api"
+import { Effect } from "effect"
+import { HttpClient } from "effect/http"
 import { describe, expect } from "vitest"
+import { clientFor, TestServer } from "../support/TestServer.js"
 
-const TestServer = HttpRouter.serve(ApiRoutes).pipe(Layer.provideMerge(NodeHttpServer.layerTest))
-
-describe("system handlers", () => {
-  it.layer(TestServer)((it) => {
+describe("system", () => {
+  it.layer(TestServer(), { timeout: "120 seconds" })((it) => {
     it.effect("GET /health answers healthy, without a key", () =>
       Effect.gen(function* () {
-        const client = yield* HttpApiClient.make(UmoApi)
+        const client = yield* clientFor()
         expect(yield* client.system.health()).toEqual({ status: "healthy" })
+      })
+    )
+
+    it.effect("serves the OpenAPI document and the docs page", () =>
+      Effect.gen(function* () {
+        const http = yield* HttpClient.HttpClient
+        const spec = yield* Effect.flatMap(http.get("/openapi.json"), (r) => r.json)
+        expect(spec).toMatchObject({ openapi: "3.1.0" })
+        const paths = Object.keys((spec as { paths: Record<string, unknown> }).paths)
+        expect(paths).toEqual(
+          expect.arrayContaining(["/health", "/v1/process", "/v1/memories", "/v1/memories/{id}"])
+        )
+        const docs = yield* http.get("/docs")
+        expect(docs.status).toBe(200)
+        expect(docs.headers["content-type"]).toContain("text/html")
+      })
+    )
+
+    it.effect("answers an unknown route with 404 {detail} and a request id", () =>
+      Effect.gen(function* () {
+        const http = yield* HttpClient.HttpClient
+        const response = yield* http.get("/v1/nothing-here")
+        expect(response.status).toBe(404)
+        expect(yield* response.json).toEqual({ detail: expect.any(String) })
+        expect(response.headers["x-request-id"]).toMatch(/^req_/)
       })
     )
   })

@@ -1,0 +1,22 @@
+import type { Account, ApiKeyRecord } from "@umo/core"
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { ServiceUnavailable, TooManyRequests, Unauthorized } from "./Errors.js"
+
+/** The account and key behind the request's bearer key. */
+export class CurrentAccount extends Context.Service<
+  CurrentAccount,
+  { readonly account: Account; readonly key: ApiKeyRecord }
+>()("@umo/server/CurrentAccount") {}
+
+/**
+ * `Authorization: Bearer <API_KEY>` on every call but `/health`: resolves the key to its account
+ * (401 when missing, unknown or revoked) and applies the key's rate limit (429).
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentAccount }>()(
+  "@umo/server/Authentication",
+  {
+    error: [Unauthorized, TooManyRequests, ServiceUnavailable],
+    security: { bearer: HttpApiSecurity.bearer }
+  }
+) {}

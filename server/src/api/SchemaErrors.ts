@@ -1,0 +1,7 @@
+import { HttpApiMiddleware } from "effect/http-api"
+import { Unprocessable } from "./Errors.js"
+
+/** Turns a request that fails its Schema (bad JSON, missing fields, wrong types) into a 422 `{detail}`. */
+export class SchemaErrors extends HttpApiMiddleware.Service<SchemaErrors>()("@umo/server/SchemaErrors", {
+  error: Unprocessable
+}) {}

@@ -1,0 +1,125 @@
+import { Schema } from "effect"
+
+/** The spec's envelope around most responses; `data` is the endpoint's payload. */
+export const Envelope = <S extends Schema.Top>(data: S) =>
+  Schema.Struct({
+    status: Schema.Literal("success"),
+    data,
+    request_id: Schema.String,
+    timestamp: Schema.String
+  })
+
+const Entity = Schema.Struct({
+  text: Schema.String,
+  type: Schema.String,
+  start: Schema.Number,
+  end: Schema.Number
+})
+const Triple = Schema.Struct({ subject: Schema.String, verb: Schema.String, object: Schema.String })
+const Topic = Schema.Struct({ name: Schema.String, score: Schema.Number })
+const Tone = Schema.Struct({ label: Schema.String, score: Schema.Number })
+const PluginVersion = Schema.Struct({ name: Schema.String, version: Schema.String, stage: Schema.String })
+
+/** A memory as `GET /v1/memories/{id}` returns it (flat): the spec's fields and the rest of the UMO. */
+export const Memory = Schema.Struct({
+  umo_id: Schema.String,
+  summary: Schema.String,
+  entities: Schema.Array(Entity),
+  svo_triples: Schema.Array(Triple),
+  topics: Schema.Array(Topic),
+  tone: Tone,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  timestamp: Schema.String,
+  source: Schema.NullOr(Schema.String),
+  language: Schema.String,
+  content_hash: Schema.String,
+  semantic_hash: Schema.String,
+  pipeline: Schema.Array(PluginVersion)
+})
+
+export const CaptureRequest = Schema.Struct({
+  content: Schema.String,
+  source: Schema.optional(Schema.NullOr(Schema.String)),
+  /** ISO 8601; the original time of the content. */
+  timestamp: Schema.optional(Schema.String)
+})
+
+/** What a capture returns: the spec's fields and the provenance receipt DESIGN.md promises. */
+export const Captured = Schema.Struct({
+  umo_id: Schema.String,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  content_hash: Schema.String,
+  receipt: Schema.String
+})
+
+export const ListItem = Schema.Struct({
+  umo_id: Schema.String,
+  summary: Schema.String,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  source: Schema.NullOr(Schema.String)
+})
+
+export const ListPage = Schema.Struct({
+  items: Schema.Array(ListItem),
+  total_count: Schema.Number,
+  has_more: Schema.Boolean
+})
+
+const NumberFromString = Schema.NumberFromString
+
+export const ListQuery = Schema.Struct({
+  limit: Schema.optional(NumberFromString),
+  offset: Schema.optional(NumberFromString),
+  source: Schema.optional(Schema.String)
+})
+
+export const Proof = Schema.Struct({
+  valid: Schema.Boolean,
+  hash_chain_valid: Schema.Boolean,
+  first_published: Schema.String,
+  audit_proof: Schema.Struct({
+    content_hash: Schema.String,
+    semantic_hash: Schema.String,
+    verification_mode: Schema.Literal("cryptographic"),
+    chain_tampered: Schema.Boolean
+  }),
+  umo_id: Schema.String,
+  source: Schema.NullOr(Schema.String),
+  chain: Schema.NullOr(
+    Schema.Struct({
+      seq: Schema.Number,
+      entry_hash: Schema.String,
+      prev_hash: Schema.String,
+      record_hash: Schema.String,
+      recorded_at: Schema.String,
+      signature: Schema.String,
+      key_id: Schema.String
+    })
+  ),
+  public_key: Schema.Record(Schema.String, Schema.Unknown)
+})
+
+export const DeletionReceipt = Schema.Struct({
+  forgotten: Schema.Boolean,
+  umo_id: Schema.String,
+  deleted_at: Schema.String,
+  receipt: Schema.String
+})
+
+export const AccountStatus = Schema.Struct({
+  account: Schema.Struct({
+    user_id: Schema.String,
+    workspace_id: Schema.NullOr(Schema.String),
+    name: Schema.String
+  }),
+  key: Schema.Struct({ key_id: Schema.String, tier: Schema.String, status: Schema.String }),
+  plan: Schema.Struct({
+    tier: Schema.String,
+    umo_limit: Schema.NullOr(Schema.Number),
+    search_limit: Schema.NullOr(Schema.Number),
+    beta: Schema.Boolean
+  })
+})

@@ -1,0 +1,40 @@
+import { AccountStore, sha256Hex } from "@umo/core"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Authentication, CurrentAccount } from "../api/Authentication.js"
+import { ServiceUnavailable, Unauthorized } from "../api/Errors.js"
+
+/**
+ * Resolves the bearer key: only its SHA-256 is looked up, so the comparison happens between
+ * hashes inside the database index and the key itself is never stored, logged or compared.
+ */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const accounts = yield* AccountStore
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
+        Effect.gen(function* () {
+          const key = Redacted.value(credential).trim()
+          if (key.length === 0) {
+            return yield* new Unauthorized({
+              detail: "missing API key: send Authorization: Bearer <API_KEY>"
+            })
+          }
+          if (key.length > 512) return yield* new Unauthorized({ detail: "invalid API key" })
+          const found = yield* accounts
+            .findByKeyHash(sha256Hex(key))
+            .pipe(
+              Effect.catch((e) =>
+                e.reason === "Unavailable"
+                  ? Effect.fail(
+                      new ServiceUnavailable({ detail: "the database is unavailable; retry shortly" })
+                    )
+                  : Effect.die(e)
+              )
+            )
+          if (Option.isNone(found)) return yield* new Unauthorized({ detail: "invalid or revoked API key" })
+          return yield* Effect.provideService(httpEffect, CurrentAccount, found.value)
+        })
+    })
+  })
+)

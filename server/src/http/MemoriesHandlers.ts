@@ -1,0 +1,139 @@
+import { isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
+import { Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { CurrentAccount } from "../api/Authentication.js"
+import { memoryNotFound, Unprocessable } from "../api/Errors.js"
+import { UmoApi } from "../api/UmoApi.js"
+import { Memories, storeFailure } from "../services/Memories.js"
+import { envelope } from "./RequestContext.js"
+
+/** The flat memory body of `GET /v1/memories/{id}`: the UMO without content and vectors. */
+export const memoryBody = (m: StoredMemory) => ({
+  umo_id: m.umo_id,
+  summary: m.summary,
+  entities: m.entities,
+  svo_triples: m.svo_triples,
+  topics: m.topics,
+  tone: m.tone,
+  quality_score: m.quality_score,
+  created_at: m.created_at,
+  timestamp: m.timestamp,
+  source: m.source,
+  language: m.language,
+  content_hash: m.content_hash,
+  semantic_hash: m.semantic_hash,
+  pipeline: m.pipeline
+})
+
+const boundedInt = (name: string, value: number | undefined, fallback: number, min: number, max: number) =>
+  value === undefined
+    ? Effect.succeed(fallback)
+    : Number.isInteger(value) && value >= min && value <= max
+      ? Effect.succeed(value)
+      : Effect.fail(new Unprocessable({ detail: `${name} must be an integer from ${min} to ${max}` }))
+
+/** Ids are UUIDs; anything else is as unknown as a missing one (404), never a database error. */
+const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<Option.Option<A>, E, R>) =>
+  isUmoId(id.toLowerCase())
+    ? Effect.flatMap(
+        f(id.toLowerCase()),
+        Option.match({ onNone: () => Effect.fail(memoryNotFound(id)), onSome: Effect.succeed })
+      )
+    : Effect.fail(memoryNotFound(id))
+
+export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handlers) =>
+  Effect.gen(function* () {
+    const memories = yield* Memories
+    const store = yield* MemoryStore
+    const ledger = yield* Ledger
+
+    const capture = ({
+      payload
+    }: {
+      payload: { content: string; source?: string | null | undefined; timestamp?: string | undefined }
+    }) =>
+      Effect.gen(function* () {
+        const { account } = yield* CurrentAccount
+        const { umo, receipt } = yield* memories.capture(account.account_id, payload)
+        return yield* envelope({
+          umo_id: umo.umo_id,
+          quality_score: umo.quality_score,
+          created_at: umo.created_at,
+          content_hash: umo.content_hash,
+          receipt
+        })
+      })
+
+    return handlers
+      .handle("process", capture)
+      .handle("create", capture)
+      .handle("list", ({ query }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          const limit = yield* boundedInt("limit", query.limit, 20, 1, 100)
+          const offset = yield* boundedInt("offset", query.offset, 0, 0, Number.MAX_SAFE_INTEGER)
+          const page = yield* store
+            .list(account.account_id, { limit, offset, source: query.source })
+            .pipe(Effect.catch(storeFailure))
+          return yield* envelope({
+            items: page.items.map((m) => ({
+              umo_id: m.umo_id,
+              summary: m.summary,
+              quality_score: m.quality_score,
+              created_at: m.created_at,
+              source: m.source
+            })),
+            total_count: page.total,
+            has_more: offset + page.items.length < page.total
+          })
+        })
+      )
+      .handle("get", ({ params }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          const memory = yield* withId(params.id, (umoId) => memories.get(account.account_id, umoId))
+          return memoryBody(memory)
+        })
+      )
+      .handle("proof", ({ params }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          const proof = yield* withId(params.id, (umoId) =>
+            store.proof(account.account_id, umoId).pipe(Effect.catch(storeFailure))
+          )
+          const entry = proof.entry
+          return yield* envelope({
+            valid: proof.valid,
+            hash_chain_valid: proof.hash_chain_valid,
+            first_published: proof.first_published,
+            audit_proof: {
+              content_hash: proof.content_hash,
+              semantic_hash: proof.semantic_hash,
+              verification_mode: "cryptographic" as const,
+              chain_tampered: proof.chain_tampered
+            },
+            umo_id: params.id.toLowerCase(),
+            source: proof.source,
+            chain: entry && {
+              seq: entry.seq,
+              entry_hash: entry.entry_hash,
+              prev_hash: entry.prev_hash,
+              record_hash: entry.record_hash,
+              recorded_at: entry.recorded_at,
+              signature: entry.signature,
+              key_id: entry.key_id
+            },
+            public_key: ledger.publicKeyJwk as Record<string, unknown>
+          })
+        })
+      )
+      .handle("forget", ({ params }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          return yield* withId(params.id, (umoId) =>
+            store.remove(account.account_id, umoId).pipe(Effect.catch(storeFailure))
+          )
+        })
+      )
+  })
+)

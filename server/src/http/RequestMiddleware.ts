@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto"
+import { sha256Hex } from "@umo/core"
+import { Effect } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { type RateDecision, RateLimiter } from "./RateLimiter.js"
+import { RequestId } from "./RequestContext.js"
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
+
+/** Who a request counts against: its bearer key (hashed, never logged), else its address. */
+const callerOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const authorization = request.headers["authorization"] ?? ""
+  const token = authorization.replace(/^Bearer\s+/i, "").trim()
+  if (token.length > 0) return `key:${sha256Hex(token)}`
+  return `ip:${request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"}`
+}
+
+const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe({ detail }, { status })
+
+const isJson = (response: HttpServerResponse.HttpServerResponse) =>
+  (
+    response.headers["content-type"] ??
+    ("contentType" in response.body ? String(response.body.contentType) : "")
+  ).includes("application/json")
+
+/**
+ * Every error leaves as a flat JSON `{detail}`: a 500 says only "internal error" and the request
+ * id (never a stack trace); errors the platform answers in plain text (415, 413, 404 of an
+ * unknown path) keep their status and get their text as `detail`.
+ */
+const asProblem = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+  if (response.status < 400) return response
+  if (response.status === 500) return problem(500, `internal error (request ${requestId})`)
+  if (isJson(response)) return response
+  const text = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body).trim() : ""
+  const fallback = response.status === 404 ? "no such route" : `request failed with status ${response.status}`
+  return problem(response.status, text.length > 0 && text.length < 300 ? text : fallback)
+}
+
+const rateHeaders = (decision: RateDecision): Record<string, string> => ({
+  "ratelimit-limit": String(decision.limit),
+  "ratelimit-remaining": String(decision.remaining),
+  "ratelimit-reset": String(decision.resetSeconds),
+  ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfterSeconds) })
+})
+
+/**
+ * Wraps every request: gives it an id (the caller's `X-Request-Id` when well-formed, else a new
+ * one) and echoes it; applies the caller's rate limit (429 with `Retry-After` and `RateLimit-*`
+ * headers); makes every error a JSON `{detail}`; and writes one JSON log line per request (id,
+ * method, path, status, duration; never a key). Response changes happen in a pre-response
+ * handler, since the platform writes the handler's response before middleware sees it.
+ */
+export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const limiter = yield* RateLimiter
+    const given = request.headers["x-request-id"]
+    const requestId = given && requestIdPattern.test(given) ? given : `req_${randomUUID()}`
+    const started = performance.now()
+    const decision = yield* limiter.take(callerOf(request))
+    const finish = (response: HttpServerResponse.HttpServerResponse) => {
+      const final = HttpServerResponse.setHeaders(asProblem(response, requestId), {
+        "x-request-id": requestId,
+        ...rateHeaders(decision)
+      })
+      return Effect.as(
+        Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            path: request.url.split("?")[0],
+            status: final.status,
+            duration_ms: Math.round((performance.now() - started) * 10) / 10
+          })
+        ),
+        final
+      )
+    }
+    if (!decision.allowed) {
+      return yield* finish(
+        problem(
+          429,
+          `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`
+        )
+      )
+    }
+    yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
+    return yield* app.pipe(Effect.provideService(RequestId, requestId))
+  })

@@ -1,0 +1,21 @@
+import { Effect } from "effect"
+import { HttpApiMiddleware } from "effect/http-api"
+import { Unprocessable } from "../api/Errors.js"
+import { SchemaErrors } from "../api/SchemaErrors.js"
+
+const where: Record<string, string> = {
+  Body: "request body",
+  Payload: "request body",
+  Query: "query string",
+  Params: "path",
+  Headers: "headers",
+  ResponseHeaders: "response headers"
+}
+
+export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) =>
+  Effect.fail(
+    new Unprocessable({
+      detail: `invalid ${where[error.kind] ?? error.kind}: ${error.cause.message.replace(/\s+/g, " ").slice(0, 500)}`
+    })
+  )
+)

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto"
+import { sha256Hex } from "@umo/core"
+
+const alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+const randomText = (length: number): string => {
+  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
+  let out = ""
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += alphabet[byte % 62]
+    }
+  }
+  return out
+}
+
+export interface NewKey {
+  /** The whole key: shown once, never stored. */
+  readonly key: string
+  /** Its public prefix: safe to show, log and revoke by. */
+  readonly keyId: string
+  /** What is stored: the SHA-256 of the key. */
+  readonly keyHash: string
+}
+
+/** A new API key: `umo_` + 8 id characters + 32 secret characters (190 bits of randomness). */
+export const generateKey = (): NewKey => {
+  const keyId = `umo_${randomText(8)}`
+  const key = `${keyId}${randomText(32)}`
+  return { key, keyId, keyHash: sha256Hex(key) }
+}
+
+const keyPattern = /^umo_[0-9A-Za-z]{40}$/
+
+/**
+ * The id and hash under which a key given in configuration (`UMO_API_KEYS="key=account,…"`) is
+ * stored: a key of ours keeps its prefix as id; any other string gets an id derived from its hash.
+ */
+export const configuredKey = (key: string): { readonly keyId: string; readonly keyHash: string } => ({
+  keyId: keyPattern.test(key) ? key.slice(0, 12) : `cfg_${sha256Hex(key).slice(0, 8)}`,
+  keyHash: sha256Hex(key)
+})

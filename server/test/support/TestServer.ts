@@ -1,0 +1,68 @@
+import { generateKeyPairSync } from "node:crypto"
+import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { AccountStore, sha256Hex } from "@umo/core"
+import {
+  Database,
+  SigningKey,
+  SqlAccountStore,
+  SqlLedger,
+  SqlMemoryStore,
+  UseLiteEmbedder
+} from "@umo/plugins"
+import { App, UmoApi } from "@umo/server"
+import { Effect, Layer } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import * as RateLimiter from "../../src/http/RateLimiter.js"
+
+/** Keys of two accounts the tests call with. */
+export const keys = {
+  alice: "umo_test-key-alice-0000000000000000000000",
+  bob: "umo_test-key-bob-00000000000000000000000"
+}
+
+const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/** The storage stack on an in-memory PGlite, with the real default embedder. */
+export const TestStorage = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
+  Layer.provideMerge(SqlLedger.layer()),
+  Layer.provideMerge(SigningKey.layer({ dataDir: "/nonexistent", pem })),
+  Layer.provideMerge(UseLiteEmbedder.layer()),
+  Layer.provideMerge(Database.pglite())
+)
+
+const TestKeys = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const accounts = yield* AccountStore
+    for (const [name, key] of Object.entries(keys)) {
+      const { account_id } = yield* accounts.ensureAccount(name)
+      yield* accounts.addKey(account_id, `test_${name}`, sha256Hex(key))
+    }
+  })
+)
+
+/** Gives an app layer test keys, in-memory storage and a generous rate limit. */
+const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, ratePerMinute = 100_000) =>
+  app.pipe(
+    Layer.provide(RateLimiter.layer(ratePerMinute)),
+    Layer.provideMerge(TestKeys),
+    Layer.provideMerge(TestStorage)
+  )
+
+/** The app behind the platform's test server, with an HttpClient pointed at it. */
+export const TestServer = (options: { readonly ratePerMinute?: number } = {}) =>
+  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layerTest)), options.ratePerMinute)
+
+/** The app on a real socket (an ephemeral port), for clients that bring their own HTTP stack. */
+export const TestListeningServer = (options: { readonly ratePerMinute?: number } = {}) =>
+  withTestServices(
+    App.pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 }))),
+    options.ratePerMinute
+  )
+
+/** The typed client of the same HttpApi, calling with `key` (or no key). */
+export const clientFor = (key?: string) =>
+  HttpApiClient.make(UmoApi, {
+    transformClient: key === undefined ? undefined : HttpClient.mapRequest(HttpClientRequest.bearerToken(key))
+  })
