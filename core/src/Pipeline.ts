@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Result } from "effect"
 import { type Draft, makeDraft } from "./Draft.js"
 import { contentHash, semanticHash } from "./Hashing.js"
 import { PipelineError } from "./PipelineError.js"
@@ -19,6 +19,15 @@ export interface Pipeline<R> {
   readonly runDraft: (draft: Draft) => Effect.Effect<Draft, PipelineError, R>
   /** Captures one piece of content: runs the plugins and assembles the hashed UMO. */
   readonly process: (input: CaptureInput) => Effect.Effect<Umo, PipelineError, R>
+  /**
+   * Captures many inputs, each result in input order (one bad input does not stop the others).
+   * Every input runs the stages before embed first; `beforeEmbed` then sees all those drafts at
+   * once, so an embedder can be asked for every text in one batched call before the embed stage.
+   */
+  readonly processMany: <R2 = never>(
+    inputs: ReadonlyArray<CaptureInput>,
+    options?: { readonly beforeEmbed?: (drafts: ReadonlyArray<Draft>) => Effect.Effect<void, never, R2> }
+  ) => Effect.Effect<ReadonlyArray<Result.Result<Umo, PipelineError>>, never, R | R2>
   /**
    * Re-runs the pipeline on already-normalized content and returns the semantic hash it yields,
    * which equals the stored one when the memory was captured by this pipeline version.
@@ -133,21 +142,51 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       Effect.succeed(draft)
     )
 
-  const process = (input: CaptureInput): Effect.Effect<Umo, PipelineError, R> =>
+  const embedAt = stageIndex("embed")
+  const runSteps = (from: number, to: number) => (draft: Draft) =>
+    steps
+      .slice(from, to)
+      .reduce<Effect.Effect<Draft, PipelineError, R>>(
+        (acc, step) => Effect.flatMap(acc, step),
+        Effect.succeed(draft)
+      )
+  const firstEmbedStep = ordered.findIndex((plugin) => stageIndex(plugin.stage) >= embedAt)
+  const split = firstEmbedStep === -1 ? steps.length : firstEmbedStep
+  const runBeforeEmbed = runSteps(0, split)
+  const runFromEmbed = runSteps(split, steps.length)
+
+  // A capture in two halves, so a batch can see every draft between them.
+  const begin = (input: CaptureInput) =>
     Effect.gen(function* () {
       if (typeof input?.content !== "string") {
         return yield* pipelineFailure("capture", "InvalidInput", "content must be a string")
       }
       const now = yield* Clock.currentTimeMillis
       const timestamp = yield* toIsoTimestamp(input.timestamp, now)
-      const draft = yield* runDraft(
+      const draft = yield* runBeforeEmbed(
         makeDraft({ content: input.content, source: input.source ?? null, timestamp })
       )
-      return yield* assemble(draft, versions, {
-        umo_id: makeUmoId(now),
-        created_at: new Date(now).toISOString()
-      })
-    }).pipe(Effect.withSpan("umo.pipeline.process"))
+      return { draft, now }
+    })
+  const finish = ({ draft, now }: { draft: Draft; now: number }) =>
+    Effect.flatMap(runFromEmbed(draft), (done) =>
+      assemble(done, versions, { umo_id: makeUmoId(now), created_at: new Date(now).toISOString() })
+    )
+
+  const process = (input: CaptureInput): Effect.Effect<Umo, PipelineError, R> =>
+    Effect.flatMap(begin(input), finish).pipe(Effect.withSpan("umo.pipeline.process"))
+
+  const processMany: Pipeline<R>["processMany"] = (inputs, options) =>
+    Effect.gen(function* () {
+      const begun = yield* Effect.forEach(inputs, (input) => Effect.result(begin(input)))
+      const drafts = begun.flatMap((r) => (r._tag === "Success" ? [r.success.draft] : []))
+      if (options?.beforeEmbed && drafts.length > 0) yield* options.beforeEmbed(drafts)
+      return yield* Effect.forEach(
+        begun,
+        (r): Effect.Effect<Result.Result<Umo, PipelineError>, never, R> =>
+          r._tag === "Success" ? Effect.result(finish(r.success)) : Effect.succeed(Result.fail(r.failure))
+      )
+    }).pipe(Effect.withSpan("umo.pipeline.processMany"))
 
   const reproduceSemanticHash: Pipeline<R>["reproduceSemanticHash"] = (stored) =>
     Effect.gen(function* () {
@@ -158,5 +197,5 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       return umo.semantic_hash
     })
 
-  return { plugins: Object.freeze(ordered), versions, runDraft, process, reproduceSemanticHash }
+  return { plugins: Object.freeze(ordered), versions, runDraft, process, processMany, reproduceSemanticHash }
 }

@@ -4,6 +4,8 @@ import { Authentication } from "./Authentication.js"
 import { NotFound, ServiceUnavailable, Unprocessable } from "./Errors.js"
 import { SchemaErrors } from "./SchemaErrors.js"
 import {
+  BatchRequest,
+  BatchResult,
   Captured,
   CaptureRequest,
   DeletionReceipt,
@@ -11,7 +13,9 @@ import {
   ListPage,
   ListQuery,
   Memory,
-  Proof
+  Proof,
+  SearchRequest,
+  SearchResults
 } from "./Schemas.js"
 
 const id = { id: Schema.String }
@@ -29,6 +33,21 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     HttpApiEndpoint.post("create", "/v1/memories", {
       payload: CaptureRequest,
       success: Envelope(Captured),
+      error: captureErrors
+    }),
+    HttpApiEndpoint.post("batch", "/v1/batch", {
+      payload: BatchRequest,
+      success: Envelope(BatchResult),
+      error: captureErrors
+    }),
+    HttpApiEndpoint.post("query", "/v1/memories/query", {
+      payload: SearchRequest,
+      success: Envelope(SearchResults),
+      error: captureErrors
+    }),
+    HttpApiEndpoint.post("search", "/v1/search", {
+      payload: SearchRequest,
+      success: Envelope(SearchResults),
       error: captureErrors
     }),
     HttpApiEndpoint.get("list", "/v1/memories", {

@@ -123,3 +123,34 @@ export const AccountStatus = Schema.Struct({
     beta: Schema.Boolean
   })
 })
+
+export const BatchRequest = Schema.Struct({
+  /** 1–100 items, each `{content, source?, timestamp?}`; checked one by one. */
+  items: Schema.Array(Schema.Unknown)
+})
+
+export const BatchResultItem = Schema.Struct({
+  index: Schema.Number,
+  success: Schema.Boolean,
+  umo_id: Schema.NullOr(Schema.String),
+  quality_score: Schema.optional(Schema.Number),
+  content_hash: Schema.optional(Schema.String),
+  receipt: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.Struct({ status: Schema.Number, detail: Schema.String }))
+})
+
+export const BatchResult = Schema.Struct({ results: Schema.Array(BatchResultItem) })
+
+export const SearchRequest = Schema.Struct({
+  query: Schema.String,
+  limit: Schema.optional(Schema.Number),
+  source: Schema.optional(Schema.String)
+})
+
+export const SearchResults = Schema.Struct({
+  results: Schema.Array(
+    Schema.Struct({ umo_id: Schema.String, content_text: Schema.String, score: Schema.Number })
+  ),
+  total_count: Schema.Number,
+  has_more: Schema.Boolean
+})

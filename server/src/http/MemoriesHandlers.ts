@@ -1,8 +1,9 @@
 import { isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
-import { Effect, Option } from "effect"
+import { Effect, Option, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentAccount } from "../api/Authentication.js"
-import { memoryNotFound, Unprocessable } from "../api/Errors.js"
+import { memoryNotFound, ServiceUnavailable, Unprocessable } from "../api/Errors.js"
+import type { BatchResultItem } from "../api/Schemas.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Memories, storeFailure } from "../services/Memories.js"
 import { envelope } from "./RequestContext.js"
@@ -64,9 +65,80 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
         })
       })
 
+    const search = ({
+      payload
+    }: {
+      payload: { query: string; limit?: number | undefined; source?: string | undefined }
+    }) =>
+      Effect.gen(function* () {
+        const { account } = yield* CurrentAccount
+        if (payload.query.trim().length === 0) return yield* new Unprocessable({ detail: "query is empty" })
+        if (payload.query.length > 2_000)
+          return yield* new Unprocessable({ detail: "query is longer than 2,000 characters" })
+        const limit = yield* boundedInt("limit", payload.limit, 5, 1, 50)
+        const [vector] = yield* memories.embedder.embed([payload.query]).pipe(Effect.orDie)
+        // Up to 1,000 candidates count as matches; the first `limit` are returned.
+        const candidates = yield* store
+          .searchVector(account.account_id, vector!, { limit: 1_000, source: payload.source })
+          .pipe(Effect.catch(storeFailure))
+        const top = candidates.slice(0, limit)
+        const results = yield* Effect.forEach(top, (c) =>
+          Effect.map(memories.get(account.account_id, c.umo_id), (m) =>
+            Option.map(m, (memory) => ({
+              umo_id: c.umo_id,
+              content_text: memory.content,
+              score: Math.round(c.score * 1e6) / 1e6
+            }))
+          )
+        )
+        return yield* envelope({
+          results: results.flatMap((r) => (Option.isSome(r) ? [r.value] : [])),
+          total_count: candidates.length,
+          has_more: candidates.length > limit
+        })
+      })
+
     return handlers
       .handle("process", capture)
       .handle("create", capture)
+      .handle("batch", ({ payload }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          if (payload.items.length < 1 || payload.items.length > 100) {
+            return yield* new Unprocessable({
+              detail: `items must hold 1 to 100 entries, not ${payload.items.length}`
+            })
+          }
+          const outcomes = yield* memories.captureMany(account.account_id, payload.items)
+          const results: Array<typeof BatchResultItem.Type> = []
+          for (const [index, outcome] of outcomes.entries()) {
+            if (Result.isSuccess(outcome)) {
+              const { umo, receipt } = outcome.success
+              results.push({
+                index,
+                success: true,
+                umo_id: umo.umo_id,
+                quality_score: umo.quality_score,
+                content_hash: umo.content_hash,
+                receipt
+              })
+            } else if (outcome.failure instanceof ServiceUnavailable) {
+              // An unreachable database fails the whole batch (503): the other items cannot be saved either.
+              return yield* outcome.failure
+            } else {
+              results.push({
+                index,
+                success: false,
+                umo_id: null,
+                error: { status: 422, detail: outcome.failure.detail }
+              })
+            }
+          }
+          return yield* envelope({ results })
+        })
+      )
+      .handle("query", search)
+      .handle("search", search)
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount

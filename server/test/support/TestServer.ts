@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto"
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { AccountStore, sha256Hex } from "@umo/core"
+import { AccountStore, Embedder, sha256Hex } from "@umo/core"
 import {
   Database,
   SigningKey,
@@ -24,11 +24,26 @@ export const keys = {
 
 const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
 
+/** How many times the model was asked to embed: batching shows as fewer calls than items. */
+export const embedderCalls = { count: 0 }
+
+const CountingEmbedder = Layer.effect(
+  Embedder,
+  Effect.map(UseLiteEmbedder.make(), (embedder) => ({
+    model: embedder.model,
+    embed: (texts: ReadonlyArray<string>) =>
+      Effect.suspend(() => {
+        embedderCalls.count += 1
+        return embedder.embed(texts)
+      })
+  }))
+)
+
 /** The storage stack on an in-memory PGlite, with the real default embedder. */
 export const TestStorage = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
   Layer.provideMerge(SqlLedger.layer()),
   Layer.provideMerge(SigningKey.layer({ dataDir: "/nonexistent", pem })),
-  Layer.provideMerge(UseLiteEmbedder.layer()),
+  Layer.provideMerge(CountingEmbedder),
   Layer.provideMerge(Database.pglite())
 )
 

@@ -1,0 +1,88 @@
+import { it } from "@effect/vitest"
+import { Effect } from "effect"
+import { describe, expect } from "vitest"
+import { clientFor, embedderCalls, keys, TestServer } from "../support/TestServer.js"
+
+const notes = [
+  "Melanie painted a lake at sunrise last summer with her kids.",
+  "The committee approved the budget of $2 million on Tuesday.",
+  "Caroline went to the LGBTQ support group yesterday and felt accepted.",
+  "Jane Austen wrote Pride and Prejudice in 1813.",
+  "Tesla recalled 2 million cars in December 2023 after a software fault."
+]
+
+describe("batch and search", () => {
+  it.layer(TestServer(), { timeout: "180 seconds" })((it) => {
+    it.effect(
+      "POST /v1/batch captures valid items in order, reports invalid ones, and embeds in one call",
+      () =>
+        Effect.gen(function* () {
+          const alice = yield* clientFor(keys.alice)
+          const before = embedderCalls.count
+          const items: Array<unknown> = [
+            ...notes.map((content, i) => ({ content, source: i % 2 === 0 ? "diary" : "news" })),
+            { content: "" },
+            { nope: true },
+            { content: "A fine note with a bad time.", timestamp: "not a time" },
+            42
+          ]
+          const { data } = yield* alice.memories.batch({ payload: { items } })
+          expect(embedderCalls.count - before).toBe(1)
+          expect(data.results.map((r) => r.index)).toEqual(items.map((_, i) => i))
+          expect(data.results.slice(0, 5).every((r) => r.success && r.umo_id !== null && r.receipt)).toBe(
+            true
+          )
+          for (const failed of data.results.slice(5)) {
+            expect(failed).toMatchObject({
+              success: false,
+              umo_id: null,
+              error: { status: 422, detail: expect.any(String) }
+            })
+          }
+          const listed = yield* alice.memories.list({ query: { limit: 100 } })
+          for (const r of data.results.slice(0, 5))
+            expect(listed.data.items.map((m) => m.umo_id)).toContain(r.umo_id)
+        })
+    )
+
+    it.effect("refuses an empty, missing or oversized items list with 422", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        const many = Array.from({ length: 101 }, () => ({ content: "x" }))
+        for (const items of [[], many]) {
+          expect(yield* Effect.flip(alice.memories.batch({ payload: { items } }))).toMatchObject({
+            detail: expect.stringContaining("1 to 100")
+          })
+        }
+        const hundred = yield* alice.memories.batch({ payload: { items: many.slice(0, 100) } })
+        expect(hundred.data.results).toHaveLength(100)
+      })
+    )
+
+    it.effect("POST /v1/memories/query and /v1/search find the caller's memories only, with limits", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        const bob = yield* clientFor(keys.bob)
+        const found = yield* alice.memories.query({ payload: { query: "who wrote Pride and Prejudice?" } })
+        expect(found.data.results[0]?.content_text).toBe(notes[3])
+        expect(found.data.results.length).toBeLessThanOrEqual(5)
+        expect(found.data.has_more).toBe(found.data.total_count > found.data.results.length)
+        const alias = yield* alice.memories.search({ payload: { query: "car recall", limit: 1 } })
+        expect(alias.data.results).toHaveLength(1)
+        expect(alias.data.results[0]!.content_text).toBe(notes[4])
+        const diary = yield* alice.memories.search({
+          payload: { query: "budget", source: "news", limit: 50 }
+        })
+        expect(diary.data.results.every((r) => notes.indexOf(r.content_text) % 2 === 1)).toBe(true)
+        expect(
+          (yield* bob.memories.search({ payload: { query: "Pride and Prejudice" } })).data.results
+        ).toEqual([])
+        for (const payload of [{ query: "x", limit: 51 }, { query: "x", limit: 0 }, { query: "  " }]) {
+          expect(yield* Effect.flip(alice.memories.search({ payload }))).toMatchObject({
+            detail: expect.any(String)
+          })
+        }
+      })
+    )
+  })
+})
