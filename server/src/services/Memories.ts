@@ -110,7 +110,11 @@ export const make = Effect.gen(function* () {
               ]
               // A failed prefetch is not fatal: each item then embeds on its own and reports its error.
               return embedder.embed(texts).pipe(
-                Effect.map((vectors) => texts.forEach((t, i) => cache.set(t, vectors[i]!))),
+                Effect.flatMap((vectors) =>
+                  Effect.sync(() => {
+                    for (const [i, text] of texts.entries()) cache.set(text, vectors[i]!)
+                  })
+                ),
                 Effect.ignore
               )
             }
