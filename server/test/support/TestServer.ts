@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from "node:crypto"
 import { createServer } from "node:http"
+import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { AccountStore, Embedder, sha256Hex } from "@umo/core"
 import {
@@ -39,13 +40,19 @@ const CountingEmbedder = Layer.effect(
   }))
 )
 
-/** The storage stack on an in-memory PGlite, with the real default embedder. */
-export const TestStorage = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-  Layer.provideMerge(SqlLedger.layer()),
-  Layer.provideMerge(SigningKey.layer({ dataDir: "/nonexistent", pem })),
-  Layer.provideMerge(CountingEmbedder),
-  Layer.provideMerge(Database.pglite())
-)
+/**
+ * The storage stack with the real default embedder: PGlite in memory, or in `dataDir` with the
+ * signing key file beside it, as the server keeps them.
+ */
+export const testStorage = (dataDir?: string) =>
+  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
+    Layer.provideMerge(SqlLedger.layer()),
+    Layer.provideMerge(
+      dataDir ? SigningKey.layer({ dataDir }) : SigningKey.layer({ dataDir: "/nonexistent", pem })
+    ),
+    Layer.provideMerge(CountingEmbedder),
+    Layer.provideMerge(Database.pglite(dataDir ? { dataDir: join(dataDir, "pglite") } : {}))
+  )
 
 const TestKeys = Layer.effectDiscard(
   Effect.gen(function* () {
@@ -58,23 +65,26 @@ const TestKeys = Layer.effectDiscard(
 )
 
 /** Gives an app layer test keys, in-memory storage and a generous rate limit. */
-const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, ratePerMinute = 100_000) =>
+const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, options: TestServerOptions) =>
   app.pipe(
-    Layer.provide(RateLimiter.layer(ratePerMinute)),
+    Layer.provide(RateLimiter.layer(options.ratePerMinute ?? 100_000)),
     Layer.provideMerge(TestKeys),
-    Layer.provideMerge(TestStorage)
+    Layer.provideMerge(testStorage(options.dataDir))
   )
+
+export interface TestServerOptions {
+  readonly ratePerMinute?: number
+  /** Keep the database and signing key in this directory instead of memory. */
+  readonly dataDir?: string
+}
 
 /** The app behind the platform's test server, with an HttpClient pointed at it. */
-export const TestServer = (options: { readonly ratePerMinute?: number } = {}) =>
-  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layerTest)), options.ratePerMinute)
+export const TestServer = (options: TestServerOptions = {}) =>
+  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layerTest)), options)
 
 /** The app on a real socket (an ephemeral port), for clients that bring their own HTTP stack. */
-export const TestListeningServer = (options: { readonly ratePerMinute?: number } = {}) =>
-  withTestServices(
-    App.pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 }))),
-    options.ratePerMinute
-  )
+export const TestListeningServer = (options: TestServerOptions = {}) =>
+  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 }))), options)
 
 /** The typed client of the same HttpApi, calling with `key` (or no key). */
 export const clientFor = (key?: string) =>
