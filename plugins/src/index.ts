@@ -6,6 +6,7 @@ import type { Embedder, Plugin } from "@umo/core"
 import { embed } from "./embedders/index.js"
 import { capture, enrich, entities, normalize, svoTriples, validate } from "./nlp/index.js"
 
+export * from "./answer/index.js"
 export * from "./embedders/index.js"
 export * from "./nlp/index.js"
 export * from "./storage/index.js"

@@ -13,6 +13,7 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { UmoApi } from "./api/UmoApi.js"
 import { AccountHandlers } from "./http/AccountHandlers.js"
+import { AskHandlers } from "./http/AskHandlers.js"
 import { AuthenticationLive } from "./http/Authentication.js"
 import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
 import * as RateLimiter from "./http/RateLimiter.js"
@@ -21,6 +22,7 @@ import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
 import { ensureKeys } from "./services/Bootstrap.js"
 import * as Memories from "./services/Memories.js"
+import * as Recall from "./services/Recall.js"
 
 /** The storage stack and embedder the service runs on, from the environment (see README). */
 export const StorageConfig = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
@@ -35,9 +37,9 @@ export const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(UmoApi, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(UmoApi, { path: "/docs" })
 ).pipe(
-  Layer.provide([SystemHandlers, MemoriesHandlers, AccountHandlers]),
+  Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, AccountHandlers]),
   Layer.provide([AuthenticationLive, SchemaErrorsLive]),
-  Layer.provide(Memories.layer)
+  Layer.provide([Memories.layer, Recall.layer])
 )
 
 /** The routes served with the request middleware (ids, rate limits, logs, error bodies). */

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AccountApi } from "./AccountApi.js"
+import { AskApi } from "./AskApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
 import { SystemApi } from "./SystemApi.js"
 
@@ -7,6 +8,7 @@ import { SystemApi } from "./SystemApi.js"
 export class UmoApi extends HttpApi.make("umo")
   .add(SystemApi)
   .add(MemoriesApi)
+  .add(AskApi)
   .add(AccountApi)
   .annotate(OpenApi.Title, "UMO memory capture and recall API")
   .annotate(OpenApi.Version, "1.0.0") {}

@@ -6,6 +6,7 @@ import { memoryNotFound, ServiceUnavailable, Unprocessable } from "../api/Errors
 import type { BatchResultItem } from "../api/Schemas.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Memories, storeFailure } from "../services/Memories.js"
+import { Recall } from "../services/Recall.js"
 import { envelope } from "./RequestContext.js"
 
 /** The flat memory body of `GET /v1/memories/{id}`: the UMO without content and vectors. */
@@ -47,6 +48,7 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
     const memories = yield* Memories
     const store = yield* MemoryStore
     const ledger = yield* Ledger
+    const recall = yield* Recall
 
     const capture = ({
       payload
@@ -76,25 +78,20 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
         if (payload.query.length > 2_000)
           return yield* new Unprocessable({ detail: "query is longer than 2,000 characters" })
         const limit = yield* boundedInt("limit", payload.limit, 5, 1, 50)
-        const [vector] = yield* memories.embedder.embed([payload.query]).pipe(Effect.orDie)
         // Up to 1,000 candidates count as matches; the first `limit` are returned.
-        const candidates = yield* store
-          .searchVector(account.account_id, vector!, { limit: 1_000, source: payload.source })
-          .pipe(Effect.catch(storeFailure))
-        const top = candidates.slice(0, limit)
-        const results = yield* Effect.forEach(top, (c) =>
-          Effect.map(memories.get(account.account_id, c.umo_id), (m) =>
-            Option.map(m, (memory) => ({
-              umo_id: c.umo_id,
-              content_text: memory.content,
-              score: Math.round(c.score * 1e6) / 1e6
-            }))
-          )
-        )
+        const hits = yield* recall.search(account.account_id, payload.query, {
+          limit,
+          source: payload.source,
+          candidates: 1_000
+        })
         return yield* envelope({
-          results: results.flatMap((r) => (Option.isSome(r) ? [r.value] : [])),
-          total_count: candidates.length,
-          has_more: candidates.length > limit
+          results: hits.map((h) => ({
+            umo_id: h.memory.umo_id,
+            content_text: h.memory.content,
+            score: h.score
+          })),
+          total_count: hits.total,
+          has_more: hits.total > hits.length
         })
       })
 

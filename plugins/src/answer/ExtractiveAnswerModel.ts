@@ -1,0 +1,107 @@
+import { type Answer, type AnswerContext, AnswerModel, type AnswerRequest, type Citation } from "@umo/core"
+import { Effect, Layer } from "effect"
+import { compromise } from "../nlp/Engines.js"
+import { findEntities } from "../nlp/Entities.js"
+import { splitSentences } from "../nlp/Normalize.js"
+import { questionType, wantedEntityTypes } from "./QuestionType.js"
+
+export const extractiveModelId = "umo-extractive"
+
+const stopwords = new Set(
+  "a an and are as at be been but by did do does for from had has have he her his how i if in into is it its me my of on or our she so than that the their them there they this to was we were what when where which who whom why will with would you your".split(
+    " "
+  )
+)
+const words = (text: string) =>
+  (text.toLowerCase().match(/\p{L}[\p{L}\p{N}'’-]*|\p{N}+/gu) ?? [])
+    .map((w) => w.replace(/(?:'s|’s|ing|ed|es|s)$/u, ""))
+    .filter((w) => w.length > 1 && !stopwords.has(w))
+
+interface Candidate {
+  readonly context: AnswerContext
+  readonly text: string
+  readonly score: number
+}
+
+const relativeDate =
+  /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall|autumn)|this (?:week|month|year|morning|weekend)|next (?:week|month|year)|\d+ (?:days|weeks|months|years) ago)\b/i
+
+/** "yesterday" in a memory written on 8 May 2023 is 7 May 2023: resolve it against the memory's time. */
+const resolveRelativeDates = (sentence: string, timestamp: string): string => {
+  if (!relativeDate.test(sentence)) return sentence
+  const doc = compromise(sentence) as unknown as {
+    dates: (o: object) => { json: () => Array<{ text: string; dates?: { start?: string } }> }
+  }
+  const found = doc.dates({ today: timestamp.slice(0, 10) }).json()
+  const resolved = found.find((d) => relativeDate.test(d.text) && d.dates?.start)
+  return resolved ? `${sentence} (${resolved.dates!.start!.slice(0, 10)})` : sentence
+}
+
+/**
+ * The default local answer model: no LLM, it quotes your memories. It reads the question's type,
+ * scores every sentence of the retrieved memories by the question words it shares (weighted by
+ * how close its memory is) and by whether it holds the kind of entity asked for (a LOCATION for
+ * "where", a DATE for "when"), and answers with the best sentences, each marked `[n]` for its
+ * memory. Relative dates are resolved against the memory's own time.
+ */
+export const answer = (request: AnswerRequest): Answer => {
+  const type = questionType(request.question)
+  const asked = new Set(words(request.question))
+  const wanted = wantedEntityTypes[type]
+  const candidates: Array<Candidate> = request.contexts.flatMap((context) =>
+    splitSentences(context.content).map((s) => {
+      const text = context.content.slice(s.start, s.end)
+      const shared = words(text).filter((w) => asked.has(w)).length
+      const overlap = asked.size === 0 ? 0 : shared / asked.size
+      // A "where" answer must name a place, a "when" answer a date: without one a sentence can
+      // only be a weak answer, however many question words it repeats.
+      const fit =
+        wanted.length === 0
+          ? overlap
+          : findEntities(text, context.timestamp).some((e) => wanted.includes(e.type))
+            ? overlap + 0.3
+            : overlap * 0.4
+      return { context, text, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
+    })
+  )
+  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
+  if (ranked.length === 0) {
+    return {
+      answer: "I could not find anything about that in your memories.",
+      citations: [],
+      confidence: 0,
+      method: "no_context",
+      question_type: type
+    }
+  }
+  const chosen = ranked.slice(0, type === "list" || type === "open" ? 3 : 1)
+  const citations = new Map<number, Citation>()
+  for (const c of chosen) {
+    if (!citations.has(c.context.index)) {
+      citations.set(c.context.index, {
+        index: c.context.index,
+        umo_id: c.context.umo_id,
+        title: c.context.summary.length > 80 ? `${c.context.summary.slice(0, 79)}…` : c.context.summary,
+        snippet: c.text,
+        similarity: Math.round(c.context.similarity * 1e4) / 1e4
+      })
+    }
+  }
+  const body = chosen
+    .map(
+      (c) => `${resolveRelativeDates(c.text, c.context.timestamp).replace(/\s*$/, "")} [${c.context.index}]`
+    )
+    .join(" ")
+  return {
+    answer: body,
+    citations: [...citations.values()].sort((a, b) => a.index - b.index),
+    confidence: Math.round(Math.min(1, chosen[0]!.score) * 1e4) / 1e4,
+    method: "extractive",
+    question_type: type
+  }
+}
+
+export const layer = Layer.succeed(AnswerModel)({
+  id: extractiveModelId,
+  answer: (request) => Effect.sync(() => answer(request))
+})

@@ -1,0 +1,3 @@
+/** Answer models behind the `AnswerModel` port. */
+export * as ExtractiveAnswerModel from "./ExtractiveAnswerModel.js"
+export { questionType } from "./QuestionType.js"

@@ -1,0 +1,83 @@
+import { it } from "@effect/vitest"
+import { Effect } from "effect"
+import { describe, expect } from "vitest"
+import { clientFor, keys, TestServer } from "../support/TestServer.js"
+
+describe("ask", () => {
+  it.layer(TestServer(), { timeout: "180 seconds" })((it) => {
+    it.effect("answers from the caller's memories with [n] markers, citations and the question type", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        yield* alice.memories.batch({
+          payload: {
+            items: [
+              { content: "Marie Curie was born in Warsaw and later worked in Paris." },
+              {
+                content: "I went to the LGBTQ support group yesterday and it was powerful.",
+                timestamp: "2023-05-08T13:56:00Z"
+              },
+              { content: "The quarterly budget was approved at $2 million." }
+            ]
+          }
+        })
+        const where = (yield* alice.ask.ask({ payload: { question: "Where was Marie Curie born?" } })).data
+        expect(where).toMatchObject({
+          method: "extractive",
+          question_type: "location",
+          model: "umo-extractive"
+        })
+        expect(where.answer).toContain("Warsaw")
+        expect(where.answer).toMatch(/\[\d+\]/)
+        const marker = Number(where.answer.match(/\[(\d+)\]/)![1])
+        expect(where.citations.map((c) => c.index)).toContain(marker)
+        expect(where.citations[0]).toMatchObject({
+          umo_id: expect.any(String),
+          snippet: expect.stringContaining("Warsaw")
+        })
+        expect(where.confidence).toBeGreaterThan(0)
+
+        const when = (yield* alice.ask.ask({
+          payload: { question: "When did I go to the support group?", context_size: 3 }
+        })).data
+        expect(when.question_type).toBe("temporal")
+        expect(when.answer).toContain("2023-05-07")
+      })
+    )
+
+    it.effect("says so when nothing relevant is found, and never cites another account", () =>
+      Effect.gen(function* () {
+        const bob = yield* clientFor(keys.bob)
+        const answer = (yield* bob.ask.ask({ payload: { question: "Where was Marie Curie born?" } })).data
+        expect(answer).toMatchObject({ method: "no_context", citations: [], confidence: 0 })
+      })
+    )
+
+    it.effect("refuses unknown models, empty questions and context sizes past 20 with 422", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        for (const payload of [
+          { question: "why?", model: "acme:oracle" },
+          { question: "  " },
+          { question: "why?", context_size: 21 },
+          { question: "why?", context_size: 0 }
+        ]) {
+          expect(yield* Effect.flip(alice.ask.ask({ payload })), JSON.stringify(payload)).toMatchObject({
+            detail: expect.any(String)
+          })
+        }
+        expect((yield* alice.ask.ask({ payload: { question: "why?", context_size: 20 } })).status).toBe(
+          "success"
+        )
+      })
+    )
+
+    it.effect("GET /v1/ask/models names the default local model", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        const { data } = yield* alice.ask.models()
+        expect(data.local).toContainEqual({ id: "umo-extractive", default: true })
+        expect(Array.isArray(data.cloud)).toBe(true)
+      })
+    )
+  })
+})
