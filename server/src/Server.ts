@@ -15,12 +15,14 @@ import { UmoApi } from "./api/UmoApi.js"
 import { AccountHandlers } from "./http/AccountHandlers.js"
 import { AskHandlers } from "./http/AskHandlers.js"
 import { AuthenticationLive } from "./http/Authentication.js"
+import { InsightHandlers } from "./http/InsightHandlers.js"
 import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
 import * as RateLimiter from "./http/RateLimiter.js"
 import { requestMiddleware } from "./http/RequestMiddleware.js"
 import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
 import { ensureKeys } from "./services/Bootstrap.js"
+import * as Insight from "./services/Insight.js"
 import * as Memories from "./services/Memories.js"
 import * as Recall from "./services/Recall.js"
 
@@ -37,8 +39,8 @@ export const ApiRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(UmoApi, { openapiPath: "/openapi.json" }),
   HttpApiScalar.layer(UmoApi, { path: "/docs" })
 ).pipe(
-  Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, AccountHandlers]),
-  Layer.provide([AuthenticationLive, SchemaErrorsLive]),
+  Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, InsightHandlers, AccountHandlers]),
+  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer]),
   Layer.provide([Memories.layer, Recall.layer])
 )
 

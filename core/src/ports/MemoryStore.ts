@@ -79,6 +79,11 @@ export interface MemoryStoreShape {
   /** Stores a captured UMO (content, extraction, chunk vectors) and its chain entry, atomically. */
   readonly insert: (accountId: string, umo: Umo) => Effect.Effect<CaptureReceipt, StoreError>
   readonly get: (accountId: string, umoId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
+  /** The memory's chunk vectors in order (empty when the memory does not exist in the account). */
+  readonly vectors: (
+    accountId: string,
+    umoId: string
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, StoreError>
   /** Newest first (`created_at` desc, then `umo_id` desc). */
   readonly list: (accountId: string, options: ListOptions) => Effect.Effect<ListPage, StoreError>
   /** Hard-deletes content and vectors, appends a deletion entry and returns the signed receipt. */

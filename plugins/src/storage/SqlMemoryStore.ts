@@ -247,7 +247,13 @@ export const make = Effect.gen(function* () {
       } satisfies MemoryProof)
     })
 
-  return MemoryStore.of({ insert, get, list, remove, searchVector, searchText, proof })
+  const vectors = (accountId: string, umoId: string) =>
+    chunksOf(accountId, umoId).pipe(
+      Effect.map((chunks) => chunks.map((c) => c.vector)),
+      Effect.mapError(storeError("could not read vectors"))
+    )
+
+  return MemoryStore.of({ insert, get, vectors, list, remove, searchVector, searchText, proof })
 })
 
 /** The MemoryStore port on an Effect SqlClient; needs the Ledger and the Embedder it pins. */

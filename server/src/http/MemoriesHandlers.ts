@@ -35,7 +35,7 @@ const boundedInt = (name: string, value: number | undefined, fallback: number, m
       : Effect.fail(new Unprocessable({ detail: `${name} must be an integer from ${min} to ${max}` }))
 
 /** Ids are UUIDs; anything else is as unknown as a missing one (404), never a database error. */
-const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<Option.Option<A>, E, R>) =>
+export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<Option.Option<A>, E, R>) =>
   isUmoId(id.toLowerCase())
     ? Effect.flatMap(
         f(id.toLowerCase()),
