@@ -8,6 +8,7 @@ import { capture, enrich, entities, normalize, svoTriples, validate } from "./nl
 
 export * from "./answer/index.js"
 export * from "./embedders/index.js"
+export * from "./files/index.js"
 export * from "./nlp/index.js"
 export * from "./storage/index.js"
 

@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import {
   Database,
   EmbedderChoice,
+  FileParsers,
   SigningKey,
   SqlAccountStore,
   SqlLedger,
@@ -40,7 +41,7 @@ export const ApiRoutes = Layer.mergeAll(
   HttpApiScalar.layer(UmoApi, { path: "/docs" })
 ).pipe(
   Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, InsightHandlers, AccountHandlers]),
-  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer]),
+  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer, FileParsers.layer]),
   Layer.provide([Memories.layer, Recall.layer])
 )
 

@@ -1,7 +1,14 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { Multipart } from "effect/http"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
-import { NotFound, ServiceUnavailable, Unprocessable } from "./Errors.js"
+import {
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  Unprocessable,
+  UnsupportedMediaType
+} from "./Errors.js"
 import { SchemaErrors } from "./SchemaErrors.js"
 import {
   BatchRequest,
@@ -15,8 +22,12 @@ import {
   Memory,
   Proof,
   SearchRequest,
-  SearchResults
+  SearchResults,
+  Uploaded
 } from "./Schemas.js"
+
+/** Largest upload accepted (DESIGN.md: 20 MB; 413 beyond). */
+export const uploadLimitBytes = 20 * 1024 * 1024
 
 const id = { id: Schema.String }
 const captureErrors = [Unprocessable, ServiceUnavailable]
@@ -39,6 +50,13 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       payload: BatchRequest,
       success: Envelope(BatchResult),
       error: captureErrors
+    }),
+    HttpApiEndpoint.post("upload", "/v1/upload", {
+      payload: HttpApiSchema.asMultipart({ maxFileSize: uploadLimitBytes, maxParts: 10 })(
+        Schema.Struct({ file: Multipart.SingleFileSchema, source: Schema.optional(Schema.String) })
+      ),
+      success: Envelope(Uploaded),
+      error: [Unprocessable, UnsupportedMediaType, PayloadTooLarge, ServiceUnavailable]
     }),
     HttpApiEndpoint.post("query", "/v1/memories/query", {
       payload: SearchRequest,

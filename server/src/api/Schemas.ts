@@ -154,3 +154,15 @@ export const SearchResults = Schema.Struct({
   total_count: Schema.Number,
   has_more: Schema.Boolean
 })
+
+export const Uploaded = Schema.Struct({
+  umo_id: Schema.String,
+  summary: Schema.String,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  content_hash: Schema.String,
+  receipt: Schema.String,
+  /** The detected format: pdf, html, json, csv, markdown, text, or an image/audio media type. */
+  format: Schema.String,
+  characters: Schema.Number
+})

@@ -1,8 +1,9 @@
-import { isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
+import { readFile } from "node:fs/promises"
+import { FileParser, isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
 import { Effect, Option, Result } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentAccount } from "../api/Authentication.js"
-import { memoryNotFound, ServiceUnavailable, Unprocessable } from "../api/Errors.js"
+import { memoryNotFound, ServiceUnavailable, Unprocessable, UnsupportedMediaType } from "../api/Errors.js"
 import type { BatchResultItem } from "../api/Schemas.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Memories, storeFailure } from "../services/Memories.js"
@@ -49,6 +50,7 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
     const store = yield* MemoryStore
     const ledger = yield* Ledger
     const recall = yield* Recall
+    const files = yield* FileParser
 
     const capture = ({
       payload
@@ -132,6 +134,41 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             }
           }
           return yield* envelope({ results })
+        })
+      )
+      .handle("upload", ({ payload }) =>
+        Effect.gen(function* () {
+          const { account } = yield* CurrentAccount
+          const file = payload.file
+          // The multipart parser has put the part in a temporary file; it is read, parsed and dropped.
+          const bytes = yield* Effect.tryPromise({
+            try: () => readFile(file.path),
+            catch: () => new Unprocessable({ detail: "the uploaded file could not be read" })
+          })
+          const parsed = yield* files
+            .parse({ filename: file.name, mediaType: file.contentType, bytes })
+            .pipe(
+              Effect.catch((e) =>
+                e.reason === "UnsupportedType"
+                  ? Effect.fail(new UnsupportedMediaType({ detail: e.detail }))
+                  : Effect.fail(new Unprocessable({ detail: e.detail }))
+              )
+            )
+          const { umo, receipt } = yield* memories.captureDocument(
+            account.account_id,
+            parsed.text,
+            payload.source ?? `upload:${file.name}`
+          )
+          return yield* envelope({
+            umo_id: umo.umo_id,
+            summary: umo.summary,
+            quality_score: umo.quality_score,
+            created_at: umo.created_at,
+            content_hash: umo.content_hash,
+            receipt,
+            format: parsed.format,
+            characters: umo.content.length
+          })
         })
       )
       .handle("query", search)

@@ -97,12 +97,9 @@ export const make = Effect.gen(function* () {
         topics: m.topics,
         summary: m.summary
       })
-      const byType = Object.entries(
-        m.entities.reduce<Record<string, number>>(
-          (acc, e) => ({ ...acc, [e.type]: (acc[e.type] ?? 0) + 1 }),
-          {}
-        )
-      ).map(([type, n]) => `${n} ${type.toLowerCase()}`)
+      const counts = new Map<string, number>()
+      for (const e of m.entities) counts.set(e.type, (counts.get(e.type) ?? 0) + 1)
+      const byType = [...counts].map(([type, n]) => `${n} ${type.toLowerCase()}`)
       const reasons: Array<string> = []
       if (m.entities.length > 0) {
         reasons.push(

@@ -54,6 +54,8 @@ export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
   const embedder = yield* Embedder
   const pipeline = Pipeline.make(defaultPlugins())
+  // Uploaded documents are kept whole up to 1,000,000 characters (embedded in chunks).
+  const documentPipeline = Pipeline.make(defaultPlugins({ maxLength: 1_000_000 }))
 
   const save = (accountId: string, umo: Umo): Effect.Effect<Saved, ServiceUnavailable> =>
     Effect.map(store.insert(accountId, umo).pipe(Effect.catch(storeFailure)), ({ receipt }) => ({
@@ -131,9 +133,18 @@ export const make = Effect.gen(function* () {
       })
     })
 
+  /** Captures the text of an uploaded file (the bytes themselves are never stored). */
+  const captureDocument = (accountId: string, text: string, source: string) =>
+    Effect.gen(function* () {
+      const umo = yield* documentPipeline
+        .process({ content: text, source })
+        .pipe(Effect.provideService(Embedder, embedder), Effect.catch(pipelineFailure))
+      return yield* save(accountId, umo)
+    })
+
   const get = (accountId: string, umoId: string) =>
     store.get(accountId, umoId).pipe(Effect.catch(storeFailure))
-  return { pipeline, embedder, capture, captureMany, get }
+  return { pipeline, embedder, capture, captureMany, captureDocument, get }
 })
 
 export class Memories extends Context.Service<Memories, Effect.Success<typeof make>>()(

@@ -1,0 +1,2 @@
+/** Text from uploaded files, behind the `FileParser` port. */
+export * as FileParsers from "./FileParsers.js"
