@@ -20,7 +20,7 @@ export const fromJson = (json: string): string => {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
       lines.push(path ? `${path}: ${value}` : String(value))
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => walk(item, path ? `${path}[${i}]` : `[${i}]`))
+      for (const [i, item] of value.entries()) walk(item, path ? `${path}[${i}]` : `[${i}]`)
     } else if (value !== null && typeof value === "object") {
       for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key)
     }

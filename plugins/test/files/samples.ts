@@ -48,7 +48,7 @@ export const jpegWithDescription = (description: string): Uint8Array => {
   tiff.setUint32(14, value.length, true)
   // Values of up to 4 bytes sit in the entry itself; longer ones after the IFD.
   const inline = value.length <= 4
-  if (inline) value.forEach((byte, i) => tiff.setUint8(18 + i, byte))
+  if (inline) for (const [i, byte] of value.entries()) tiff.setUint8(18 + i, byte)
   else tiff.setUint32(18, 26, true)
   tiff.setUint32(22, 0, true)
   const exif = concat(ascii("Exif\0\0"), new Uint8Array(tiff.buffer), inline ? new Uint8Array() : value)
