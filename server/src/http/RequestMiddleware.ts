@@ -1,11 +1,17 @@
 import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
-import { Effect } from "effect"
-import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Effect } from "effect"
+import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
+
+/**
+ * Largest request body read (413 beyond): a full batch (100 items of 50,000 characters, up to 4
+ * bytes each in UTF-8) fits; uploads have their own 20 MB file limit.
+ */
+export const maxBodySize = ByteSize.megabytes(24)
 
 /** Who a request counts against: its bearer key (hashed, never logged), else its address. */
 const callerOf = (request: HttpServerRequest.HttpServerRequest) => {
@@ -86,5 +92,8 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
       )
     }
     yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
-    return yield* app.pipe(Effect.provideService(RequestId, requestId))
+    return yield* app.pipe(
+      Effect.provideService(RequestId, requestId),
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
+    )
   })

@@ -64,6 +64,20 @@ describe("memories", () => {
       })
     )
 
+    it.effect("refuses a request body over 24 MB with 413 {detail}", () =>
+      Effect.gen(function* () {
+        const http = (yield* HttpClient.HttpClient).pipe(
+          HttpClient.mapRequest(HttpClientRequest.bearerToken(keys.alice))
+        )
+        const body = JSON.stringify({ content: "x".repeat(25 * 1024 * 1024) })
+        const response = yield* http.execute(
+          HttpClientRequest.post("/v1/process").pipe(HttpClientRequest.bodyText(body, "application/json"))
+        )
+        expect(response.status).toBe(413)
+        expect(yield* response.json).toEqual({ detail: expect.any(String) })
+      })
+    )
+
     it.effect("GET /v1/memories lists newest first, paginated, with limits at their edges", () =>
       Effect.gen(function* () {
         const bob = yield* clientFor(keys.bob)
