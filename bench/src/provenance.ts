@@ -11,16 +11,8 @@
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { AccountStore, Ledger, MemoryStore, Pipeline, verifyEntry } from "@umo/core"
-import {
-  Database,
-  defaultPlugins,
-  SigningKey,
-  SqlAccountStore,
-  SqlLedger,
-  SqlMemoryStore,
-  UseLiteEmbedder
-} from "@umo/plugins"
-import { Effect, Layer, Option } from "effect"
+import { Database, defaultPlugins, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
+import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 
 const quick = process.argv.includes("--quick")
@@ -42,12 +34,11 @@ const timeIt = async (n: number, f: () => Promise<unknown>) => {
 }
 
 const stack = (database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
-  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-    Layer.provideMerge(SqlLedger.layer()),
-    Layer.provideMerge(SigningKey.layer({ dataDir: "/nonexistent", pem: generatedKey })),
-    Layer.provideMerge(UseLiteEmbedder.layer()),
-    Layer.provideMerge(database)
-  )
+  StorageStack.layer({
+    database,
+    signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: generatedKey }),
+    embedder: UseLiteEmbedder.layer()
+  })
 const generatedKey = (await import("node:crypto"))
   .generateKeyPairSync("ed25519")
   .privateKey.export({ format: "pem", type: "pkcs8" })

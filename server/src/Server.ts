@@ -1,14 +1,6 @@
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  Database,
-  EmbedderChoice,
-  FileParsers,
-  SigningKey,
-  SqlAccountStore,
-  SqlLedger,
-  SqlMemoryStore
-} from "@umo/plugins"
+import { Database, EmbedderChoice, FileParsers, SigningKey, StorageStack } from "@umo/plugins"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -28,12 +20,11 @@ import * as Memories from "./services/Memories.js"
 import * as Recall from "./services/Recall.js"
 
 /** The storage stack and embedder the service runs on, from the environment (see README). */
-export const StorageConfig = Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-  Layer.provideMerge(SqlLedger.layer()),
-  Layer.provideMerge(SigningKey.layerConfig),
-  Layer.provideMerge(EmbedderChoice.layerConfig),
-  Layer.provideMerge(Database.layerConfig)
-)
+export const StorageConfig = StorageStack.layer({
+  database: Database.layerConfig,
+  signingKey: SigningKey.layerConfig,
+  embedder: EmbedderChoice.layerConfig
+})
 
 /** Every route of the API, with `/openapi.json` and the docs page at `/docs`. */
 export const ApiRoutes = Layer.mergeAll(

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AccountStore, Embedder, MemoryStore, makeEmbedder, StoreError } from "@umo/core"
-import { Database, SigningKey, SqlAccountStore, SqlLedger, SqlMemoryStore } from "@umo/plugins"
+import { Database, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { capturedPool, recapture, TestEmbedder } from "./fixtures.js"
@@ -12,12 +12,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
 // The production wiring: PGlite in the data directory and the signing key file beside it.
 const onDisk = (embedder: Layer.Layer<Embedder>) =>
-  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-    Layer.provideMerge(SqlLedger.layer()),
-    Layer.provideMerge(SigningKey.layer({ dataDir })),
-    Layer.provideMerge(embedder),
-    Layer.provideMerge(Database.pglite({ dataDir: join(dataDir, "pglite") }))
-  )
+  StorageStack.layer({
+    database: Database.pglite({ dataDir: join(dataDir, "pglite") }),
+    signingKey: SigningKey.layer({ dataDir }),
+    embedder
+  })
 
 describe("a PGlite data directory", () => {
   it("keeps memories, keys and the signing key across a restart", async () => {

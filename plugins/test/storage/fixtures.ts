@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto"
 import { Embedder, makeEmbedder, makeUmoId, Pipeline, type Umo } from "@umo/core"
-import { defaultPlugins, SigningKey, SqlAccountStore, SqlLedger, SqlMemoryStore } from "@umo/plugins"
+import { defaultPlugins, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 
@@ -37,16 +37,13 @@ export const testKeyPem =
 export const storageLayer = <E>(
   database: Layer.Layer<SqlClient.SqlClient, E>,
   options: { checkpointInterval?: number } = {}
-) => {
-  const key = SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem })
-  const ledger = SqlLedger.layer({ checkpointInterval: options.checkpointInterval ?? 4 })
-  return Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-    Layer.provideMerge(ledger),
-    Layer.provideMerge(key),
-    Layer.provideMerge(TestEmbedder),
-    Layer.provideMerge(database)
-  )
-}
+) =>
+  StorageStack.layer({
+    database,
+    signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
+    embedder: TestEmbedder,
+    ledger: { checkpointInterval: options.checkpointInterval ?? 4 }
+  })
 
 export const pipeline = Pipeline.make(defaultPlugins())
 

@@ -33,19 +33,15 @@ const id = { id: Schema.String }
 const captureErrors = [Unprocessable, ServiceUnavailable]
 const readErrors = [NotFound, ServiceUnavailable]
 
+// Each alias shares its call's whole definition.
+const capture = { payload: CaptureRequest, success: Envelope(Captured), error: captureErrors }
+const search = { payload: SearchRequest, success: Envelope(SearchResults), error: captureErrors }
+
 /** Capture, list, fetch, prove and delete memories. */
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
-    HttpApiEndpoint.post("process", "/v1/process", {
-      payload: CaptureRequest,
-      success: Envelope(Captured),
-      error: captureErrors
-    }),
-    HttpApiEndpoint.post("create", "/v1/memories", {
-      payload: CaptureRequest,
-      success: Envelope(Captured),
-      error: captureErrors
-    }),
+    HttpApiEndpoint.post("process", "/v1/process", capture),
+    HttpApiEndpoint.post("create", "/v1/memories", capture),
     HttpApiEndpoint.post("batch", "/v1/batch", {
       payload: BatchRequest,
       success: Envelope(BatchResult),
@@ -58,16 +54,8 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       success: Envelope(Uploaded),
       error: [Unprocessable, UnsupportedMediaType, PayloadTooLarge, ServiceUnavailable]
     }),
-    HttpApiEndpoint.post("query", "/v1/memories/query", {
-      payload: SearchRequest,
-      success: Envelope(SearchResults),
-      error: captureErrors
-    }),
-    HttpApiEndpoint.post("search", "/v1/search", {
-      payload: SearchRequest,
-      success: Envelope(SearchResults),
-      error: captureErrors
-    }),
+    HttpApiEndpoint.post("query", "/v1/memories/query", search),
+    HttpApiEndpoint.post("search", "/v1/search", search),
     HttpApiEndpoint.get("list", "/v1/memories", {
       query: ListQuery,
       success: Envelope(ListPage),

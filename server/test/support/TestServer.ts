@@ -3,14 +3,7 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { AccountStore, Embedder, sha256Hex } from "@umo/core"
-import {
-  Database,
-  SigningKey,
-  SqlAccountStore,
-  SqlLedger,
-  SqlMemoryStore,
-  UseLiteEmbedder
-} from "@umo/plugins"
+import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { App, UmoApi } from "@umo/server"
 import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -45,14 +38,11 @@ const CountingEmbedder = Layer.effect(
  * signing key file beside it, as the server keeps them.
  */
 export const testStorage = (dataDir?: string) =>
-  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
-    Layer.provideMerge(SqlLedger.layer()),
-    Layer.provideMerge(
-      dataDir ? SigningKey.layer({ dataDir }) : SigningKey.layer({ dataDir: "/nonexistent", pem })
-    ),
-    Layer.provideMerge(CountingEmbedder),
-    Layer.provideMerge(Database.pglite(dataDir ? { dataDir: join(dataDir, "pglite") } : {}))
-  )
+  StorageStack.layer({
+    database: Database.pglite(dataDir ? { dataDir: join(dataDir, "pglite") } : {}),
+    signingKey: dataDir ? SigningKey.layer({ dataDir }) : SigningKey.layer({ dataDir: "/nonexistent", pem }),
+    embedder: CountingEmbedder
+  })
 
 const TestKeys = Layer.effectDiscard(
   Effect.gen(function* () {

@@ -1,0 +1,24 @@
+import type { Embedder } from "@umo/core"
+import { Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { SigningKey } from "./SigningKey.js"
+import * as SqlAccountStore from "./SqlAccountStore.js"
+import * as SqlLedger from "./SqlLedger.js"
+import * as SqlMemoryStore from "./SqlMemoryStore.js"
+
+/**
+ * The whole storage stack from its parts: a (migrated) database, the signing key and the embedder
+ * the store is pinned to. Provides MemoryStore, AccountStore and Ledger, and passes the parts on.
+ */
+export const layer = <E1, E2, E3>(parts: {
+  readonly database: Layer.Layer<SqlClient.SqlClient, E1>
+  readonly signingKey: Layer.Layer<SigningKey, E2>
+  readonly embedder: Layer.Layer<Embedder, E3>
+  readonly ledger?: SqlLedger.SqlLedgerOptions
+}) =>
+  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
+    Layer.provideMerge(SqlLedger.layer(parts.ledger)),
+    Layer.provideMerge(parts.signingKey),
+    Layer.provideMerge(parts.embedder),
+    Layer.provideMerge(parts.database)
+  )
