@@ -1,23 +1,34 @@
-import { ExtractiveAnswerModel } from "@umo/plugins"
-import { Effect } from "effect"
+import { CloudAnswerModel, ExtractiveAnswerModel } from "@umo/plugins"
+import { Config, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentAccount } from "../api/Authentication.js"
-import { Unprocessable } from "../api/Errors.js"
+import { BadGateway, Unprocessable } from "../api/Errors.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Recall } from "../services/Recall.js"
 import { envelope } from "./RequestContext.js"
 
 const defaultModel = ExtractiveAnswerModel.extractiveModelId
 
-/** The models `/v1/ask` takes: the extractive default runs here; no LLM weights ship with UMO. */
+/**
+ * The models `/v1/ask` takes: the extractive default runs here (no LLM weights ship with UMO);
+ * cloud models run on the provider with the caller's own key.
+ */
 const models = {
   local: [{ id: defaultModel, default: true }],
-  cloud: [] as Array<{ id: string; requires_key: boolean }>
+  cloud: CloudAnswerModel.cloudModels.map((m) => ({ id: m.id, requires_key: true }))
 }
 
 export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
   Effect.gen(function* () {
     const recall = yield* Recall
+    const endpoints = {
+      openaiBaseUrl: yield* Config.String("OPENAI_BASE_URL").pipe(
+        Config.withDefault("https://api.openai.com")
+      ),
+      anthropicBaseUrl: yield* Config.String("ANTHROPIC_BASE_URL").pipe(
+        Config.withDefault("https://api.anthropic.com")
+      )
+    }
     return handlers
       .handle("models", () => envelope(models))
       .handle("ask", ({ payload }) =>
@@ -32,9 +43,15 @@ export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
             return yield* new Unprocessable({ detail: "context_size must be an integer from 1 to 20" })
           }
           const model = payload.model ?? defaultModel
-          if (model !== defaultModel) {
+          const cloud = CloudAnswerModel.cloudModels.find((m) => m.id === model)
+          if (model !== defaultModel && !cloud) {
             return yield* new Unprocessable({
               detail: `unknown model "${model}"; GET /v1/ask/models lists the models this service offers`
+            })
+          }
+          if (cloud && !payload.provider_key) {
+            return yield* new Unprocessable({
+              detail: `${model} runs with your own ${cloud.provider} key: send provider_key`
             })
           }
           const found = yield* recall.search(account.account_id, question, { limit: contextSize })
@@ -46,7 +63,19 @@ export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
             timestamp: hit.memory.timestamp,
             similarity: hit.score
           }))
-          const answer = ExtractiveAnswerModel.answer({ question, contexts })
+          const answer = cloud
+            ? yield* CloudAnswerModel.answer(cloud, endpoints, {
+                question,
+                contexts,
+                providerKey: payload.provider_key
+              }).pipe(
+                Effect.catch((e) =>
+                  e.reason === "MissingKey"
+                    ? Effect.fail(new Unprocessable({ detail: e.detail }))
+                    : Effect.fail(new BadGateway({ detail: e.detail }))
+                )
+              )
+            : ExtractiveAnswerModel.answer({ question, contexts })
           return yield* envelope({ ...answer, model })
         })
       )
