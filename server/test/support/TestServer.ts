@@ -8,6 +8,7 @@ import { App, UmoApi } from "@umo/server"
 import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
+import type { SqlClient } from "effect/sql"
 import * as RateLimiter from "../../src/http/RateLimiter.js"
 
 /** Keys of two accounts the tests call with. */
@@ -37,9 +38,9 @@ const CountingEmbedder = Layer.effect(
  * The storage stack with the real default embedder: PGlite in memory, or in `dataDir` with the
  * signing key file beside it, as the server keeps them.
  */
-export const testStorage = (dataDir?: string) =>
+export const testStorage = (dataDir?: string, database?: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   StorageStack.layer({
-    database: Database.pglite(dataDir ? { dataDir: join(dataDir, "pglite") } : {}),
+    database: database ?? Database.pglite(dataDir ? { dataDir: join(dataDir, "pglite") } : {}),
     signingKey: dataDir ? SigningKey.layer({ dataDir }) : SigningKey.layer({ dataDir: "/nonexistent", pem }),
     embedder: CountingEmbedder
   })
@@ -59,13 +60,15 @@ const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, options: TestServe
   app.pipe(
     Layer.provide(RateLimiter.layer(options.ratePerMinute ?? 100_000)),
     Layer.provideMerge(TestKeys),
-    Layer.provideMerge(testStorage(options.dataDir))
+    Layer.provideMerge(testStorage(options.dataDir, options.database))
   )
 
 export interface TestServerOptions {
   readonly ratePerMinute?: number
   /** Keep the database and signing key in this directory instead of memory. */
   readonly dataDir?: string
+  /** Another database than PGlite (e.g. PostgreSQL). */
+  readonly database?: Layer.Layer<SqlClient.SqlClient, unknown>
 }
 
 /** The app behind the platform's test server, with an HttpClient pointed at it. */

@@ -1,0 +1,101 @@
+import { connect, createServer, type Server, type Socket } from "node:net"
+import { it } from "@effect/vitest"
+import { Database } from "@umo/plugins"
+import { Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { keys, TestServer } from "../support/TestServer.js"
+
+// Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
+const url = process.env["UMO_TEST_DATABASE_URL"]
+
+/**
+ * A TCP relay between the server and PostgreSQL that can be cut and restored: the database going
+ * away and coming back, as the server sees it.
+ */
+const relay = (target: URL, port: number) => {
+  const sockets = new Set<Socket>()
+  let listener: Server | undefined
+  return {
+    open: () =>
+      new Promise<void>((resolve) => {
+        listener = createServer((client) => {
+          const upstream = connect(Number(target.port || 5432), target.hostname)
+          for (const socket of [client, upstream]) {
+            sockets.add(socket)
+            socket.on("close", () => sockets.delete(socket))
+            socket.on("error", () => socket.destroy())
+          }
+          client.pipe(upstream).pipe(client)
+        })
+        listener.listen(port, "127.0.0.1", () => resolve())
+      }),
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        listener?.close(() => resolve())
+      })
+  }
+}
+
+const onAdmin = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.runPromise(Effect.provide(effect, Database.postgres(url!)))
+
+describe.runIf(url)("a PostgreSQL outage", () => {
+  const database = `umo_outage_${process.pid}`
+  const port = 40_000 + (process.pid % 20_000)
+  const link = relay(new URL(url!), port)
+
+  // Its own database: the server pins its embedder there, apart from the storage contract's.
+  beforeAll(async () => {
+    await onAdmin(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.andThen(
+          sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+          sql.unsafe(`CREATE DATABASE ${database}`)
+        )
+      )
+    )
+    await link.open()
+  }, 60_000)
+  afterAll(async () => {
+    await link.cut()
+    await onAdmin(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      )
+    )
+  }, 60_000)
+
+  it.layer(TestServer({ database: Database.postgres(`postgres://postgres@127.0.0.1:${port}/${database}`) }), {
+    timeout: "120 seconds"
+  })((it) => {
+    it.effect("answers 503 {detail} while the database is away and recovers without a restart", () =>
+      Effect.gen(function* () {
+        const http = (yield* HttpClient.HttpClient).pipe(
+          HttpClient.mapRequest(HttpClientRequest.bearerToken(keys.alice))
+        )
+        const capture = (content: string) =>
+          http.execute(
+            HttpClientRequest.post("/v1/process").pipe(
+              HttpClientRequest.bodyText(JSON.stringify({ content }), "application/json")
+            )
+          )
+        expect((yield* capture("Before the outage.")).status).toBe(200)
+        yield* Effect.promise(link.cut)
+        const during = yield* capture("During the outage.")
+        expect(during.status).toBe(503)
+        expect(yield* during.json).toEqual({ detail: expect.stringContaining("unavailable") })
+        yield* Effect.promise(link.open)
+        let after = yield* capture("After the outage.")
+        for (let i = 0; i < 10 && after.status !== 200; i++) {
+          // Real time, not the test clock: the pool reconnects on its own schedule.
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 500)))
+          after = yield* capture("After the outage.")
+        }
+        expect(after.status).toBe(200)
+      })
+    )
+  })
+})
