@@ -1,7 +1,8 @@
 import { AccountStore, sha256Hex } from "@umo/core"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Authentication, CurrentAccount } from "../api/Authentication.js"
-import { ServiceUnavailable, Unauthorized } from "../api/Errors.js"
+import { Unauthorized } from "../api/Errors.js"
+import { storeFailure } from "../services/Memories.js"
 
 /**
  * Resolves the bearer key: only its SHA-256 is looked up, so the comparison happens between
@@ -21,17 +22,7 @@ export const AuthenticationLive = Layer.effect(
             })
           }
           if (key.length > 512) return yield* new Unauthorized({ detail: "invalid API key" })
-          const found = yield* accounts
-            .findByKeyHash(sha256Hex(key))
-            .pipe(
-              Effect.catch((e) =>
-                e.reason === "Unavailable"
-                  ? Effect.fail(
-                      new ServiceUnavailable({ detail: "the database is unavailable; retry shortly" })
-                    )
-                  : Effect.die(e)
-              )
-            )
+          const found = yield* accounts.findByKeyHash(sha256Hex(key)).pipe(Effect.catch(storeFailure))
           if (Option.isNone(found)) return yield* new Unauthorized({ detail: "invalid or revoked API key" })
           return yield* Effect.provideService(httpEffect, CurrentAccount, found.value)
         })
