@@ -54,7 +54,7 @@ export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
               detail: `${model} runs with your own ${cloud.provider} key: send provider_key`
             })
           }
-          const found = yield* recall.search(account.account_id, question, { limit: contextSize })
+          const { hits: found } = yield* recall.search(account.account_id, question, { limit: contextSize })
           const contexts = found.map((hit, i) => ({
             index: i + 1,
             umo_id: hit.memory.umo_id,

@@ -81,7 +81,7 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
           return yield* new Unprocessable({ detail: "query is longer than 2,000 characters" })
         const limit = yield* boundedInt("limit", payload.limit, 5, 1, 50)
         // Up to 1,000 candidates count as matches; the first `limit` are returned.
-        const hits = yield* recall.search(account.account_id, payload.query, {
+        const { hits, total } = yield* recall.search(account.account_id, payload.query, {
           limit,
           source: payload.source,
           candidates: 1_000
@@ -92,8 +92,8 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             content_text: h.memory.content,
             score: h.score
           })),
-          total_count: hits.total,
-          has_more: hits.total > hits.length
+          total_count: total,
+          has_more: total > hits.length
         })
       })
 

@@ -34,10 +34,8 @@ export const make = Effect.gen(function* () {
           Option.map(m, (memory): Hit => ({ memory, score: Math.round(c.score * 1e6) / 1e6 }))
         )
       )
-      return Object.assign(
-        hits.flatMap((h) => (Option.isSome(h) ? [h.value] : [])),
-        { total: candidates.length }
-      )
+      // `total` counts every candidate found (up to `candidates`), for total_count and has_more.
+      return { hits: hits.flatMap((h) => (Option.isSome(h) ? [h.value] : [])), total: candidates.length }
     })
   return { search }
 })
