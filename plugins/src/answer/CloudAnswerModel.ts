@@ -1,5 +1,6 @@
 import { type Answer, AnswerModelError, type AnswerRequest, type Citation } from "@umo/core"
 import { Effect } from "effect"
+import { citationOf, clip } from "./Citations.js"
 import { questionType } from "./QuestionType.js"
 
 export type Provider = "openai" | "anthropic"
@@ -139,13 +140,7 @@ export const answer = (model: CloudModel, endpoints: CloudEndpoints, request: An
     const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
     const citations: Array<Citation> = request.contexts
       .filter((c) => cited.has(c.index))
-      .map((c) => ({
-        index: c.index,
-        umo_id: c.umo_id,
-        title: c.summary.length > 80 ? `${c.summary.slice(0, 79)}…` : c.summary,
-        snippet: c.content.length > 240 ? `${c.content.slice(0, 239)}…` : c.content,
-        similarity: Math.round(c.similarity * 1e4) / 1e4
-      }))
+      .map((c) => citationOf(c, clip(c.content, 240)))
     // Markers that point at no retrieved memory are removed rather than passed on.
     const checked = text.replace(/\[(\d+)\]/g, (marker, n) =>
       citations.some((c) => c.index === Number(n)) ? marker : ""

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { compromise } from "../nlp/Engines.js"
 import { findEntities } from "../nlp/Entities.js"
 import { splitSentences } from "../nlp/Normalize.js"
+import { citationOf } from "./Citations.js"
 import { questionType, wantedEntityTypes } from "./QuestionType.js"
 
 export const extractiveModelId = "umo-extractive"
@@ -78,13 +79,7 @@ export const answer = (request: AnswerRequest): Answer => {
   const citations = new Map<number, Citation>()
   for (const c of chosen) {
     if (!citations.has(c.context.index)) {
-      citations.set(c.context.index, {
-        index: c.context.index,
-        umo_id: c.context.umo_id,
-        title: c.context.summary.length > 80 ? `${c.context.summary.slice(0, 79)}…` : c.context.summary,
-        snippet: c.text,
-        similarity: Math.round(c.context.similarity * 1e4) / 1e4
-      })
+      citations.set(c.context.index, citationOf(c.context, c.text))
     }
   }
   const body = chosen
