@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto"
 import { type Account, AccountStore, type ApiKeyRecord } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { storeError } from "./SqlFailure.js"
+import { isoUtc, storeError } from "./SqlFailure.js"
 
-const keyColumns = `k.account_id::text AS account_id, k.key_id, k.status,
-  to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
+// The api_keys columns of an ApiKeyRecord, under a table alias prefix such as "k." (or none).
+const keyColumns = (prefix: string) =>
+  `${prefix}account_id::text AS account_id, ${prefix}key_id, ${prefix}status, ${isoUtc(`${prefix}created_at`)} AS created_at`
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -22,15 +23,14 @@ export const make = Effect.gen(function* () {
     sql<ApiKeyRecord>`
       INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
       ON CONFLICT (key_hash) DO UPDATE SET key_hash = EXCLUDED.key_hash
-      RETURNING account_id::text AS account_id, key_id, status,
-        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`.pipe(
+      RETURNING ${sql.unsafe(keyColumns(""))}`.pipe(
       Effect.map((rows) => rows[0]!),
       Effect.mapError(storeError("could not add the key"))
     )
 
   const findByKeyHash = (keyHash: string) =>
     sql<ApiKeyRecord & { name: string; workspace_id: string | null; tier: string }>`
-      SELECT ${sql.unsafe(keyColumns)}, a.name, a.workspace_id, a.tier
+      SELECT ${sql.unsafe(keyColumns("k."))}, a.name, a.workspace_id, a.tier
       FROM api_keys k JOIN accounts a USING (account_id)
       WHERE k.key_hash = ${keyHash} AND k.status = 'active'`.pipe(
       Effect.map((rows) =>
@@ -54,7 +54,7 @@ export const make = Effect.gen(function* () {
 
   const listKeys = () =>
     sql<ApiKeyRecord & { account_name: string }>`
-      SELECT ${sql.unsafe(keyColumns)}, a.name AS account_name
+      SELECT ${sql.unsafe(keyColumns("k."))}, a.name AS account_name
       FROM api_keys k JOIN accounts a USING (account_id) ORDER BY k.created_at, k.key_id`.pipe(
       Effect.mapError(storeError("could not list keys"))
     )

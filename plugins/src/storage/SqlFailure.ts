@@ -23,3 +23,10 @@ export const storeError =
           detail: `${detail}: ${cause.message}`,
           cause
         })
+
+/**
+ * A timestamptz column as ISO 8601 UTC with milliseconds, the form every timestamp of the API has,
+ * rendered by the database so PGlite and PostgreSQL give the same text.
+ */
+export const isoUtc = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`

@@ -13,9 +13,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
-import { storeError } from "./SqlFailure.js"
-
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+import { isoUtc, storeError } from "./SqlFailure.js"
 
 interface MemoryRow {
   readonly account_id: string
@@ -61,7 +59,7 @@ export const make = Effect.gen(function* () {
 
   const memoryColumns = sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
-    language, quality_score, source, ${iso("content_time")} AS timestamp, ${iso("created_at")} AS created_at,
+    language, quality_score, source, ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model`)
 
   const chunksOf = (accountId: string, umoId: string) =>
