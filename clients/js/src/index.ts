@@ -1,53 +1,58 @@
 /**
- * @umo/client: a zero-dependency client for the UMO API (global `fetch`). This skeleton speaks
- * the liveness call; the nine verbs of the spec arrive with the clients issue.
+ * @umo/client: a zero-dependency client for the UMO API. It needs only the platform's `fetch`,
+ * `FormData`, `Blob` and WebCrypto (Node ≥ 22, Deno, Bun, browsers).
+ *
+ * ```ts
+ * import { UMOClient } from "@umo/client"
+ * const umo = new UMOClient() // UMO_API_KEY, UMO_BASE_URL
+ * const { umoId } = await umo.capture("Lunch with Ana at Nopa on Friday.")
+ * const [best] = await umo.ask("Where did I have lunch?")
+ * ```
+ * @module
  */
-
-export interface UMOClientOptions {
-  /** API key; defaults to the `UMO_API_KEY` environment variable. */
-  readonly apiKey?: string
-  /** Service address; defaults to `UMO_BASE_URL`, then http://127.0.0.1:8787. */
-  readonly baseUrl?: string
-  readonly timeoutMs?: number
-}
-
-/** Base class of every error the client raises. */
-export class UMOError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    readonly requestId: string | null
-  ) {
-    super(message)
-    this.name = "UMOError"
-  }
-}
-
-const env = (name: string): string | undefined =>
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
-
-export class UMOClient {
-  readonly baseUrl: string
-  readonly apiKey: string | undefined
-  readonly timeoutMs: number
-
-  constructor(options: UMOClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? env("UMO_BASE_URL") ?? "http://127.0.0.1:8787").replace(/\/+$/, "")
-    this.apiKey = options.apiKey ?? env("UMO_API_KEY")
-    this.timeoutMs = options.timeoutMs ?? 30_000
-  }
-
-  /** `GET /health`: whether the service is up. Needs no key. */
-  async health(): Promise<{ status: string }> {
-    const url = `${this.baseUrl}/health`
-    const response = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) }).catch(
-      (cause: unknown) => {
-        throw new UMOError(`could not reach ${url}: ${String(cause)}`, null, null)
-      }
-    )
-    const requestId = response.headers.get("x-request-id")
-    if (!response.ok)
-      throw new UMOError(`health check failed with ${response.status}`, response.status, requestId)
-    return (await response.json()) as { status: string }
-  }
-}
+export {
+  APIError,
+  AuthenticationError,
+  NotFoundError,
+  RateLimitError,
+  UMOError,
+  ValidationError,
+  VerificationError
+} from "./errors.js"
+export {
+  BatchItem,
+  Captured,
+  DeletionReceipt,
+  type Entity,
+  Explanation,
+  type LedgerEntry,
+  Match,
+  Memory,
+  MemoryPage,
+  MemorySummary,
+  Proof,
+  type Raw,
+  type Topic,
+  type Triple,
+  Uploaded
+} from "./models.js"
+export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
+export {
+  type AnswerOptions,
+  type AskOptions,
+  type BatchInput,
+  type CaptureOptions,
+  type CompareOptions,
+  type ListOptions,
+  UMOClient,
+  type UMOClientOptions
+} from "./UMOClient.js"
+export {
+  entryHash,
+  type Jwk,
+  type PublicKey,
+  type ReceiptClaims,
+  verifyEntry,
+  verifyProof,
+  verifyReceipt
+} from "./verify.js"

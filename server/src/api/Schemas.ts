@@ -76,6 +76,21 @@ export const ListQuery = Schema.Struct({
   source: Schema.optional(Schema.String)
 })
 
+const LedgerEntry = Schema.Struct({
+  account_id: Schema.String,
+  seq: Schema.Number,
+  kind: Schema.String,
+  umo_id: Schema.String,
+  content_hash: Schema.String,
+  semantic_hash: Schema.String,
+  record_hash: Schema.String,
+  recorded_at: Schema.String,
+  prev_hash: Schema.String,
+  entry_hash: Schema.String,
+  signature: Schema.String,
+  key_id: Schema.String
+})
+
 export const Proof = Schema.Struct({
   valid: Schema.Boolean,
   hash_chain_valid: Schema.Boolean,
@@ -88,17 +103,8 @@ export const Proof = Schema.Struct({
   }),
   umo_id: Schema.String,
   source: Schema.NullOr(Schema.String),
-  chain: Schema.NullOr(
-    Schema.Struct({
-      seq: Schema.Number,
-      entry_hash: Schema.String,
-      prev_hash: Schema.String,
-      record_hash: Schema.String,
-      recorded_at: Schema.String,
-      signature: Schema.String,
-      key_id: Schema.String
-    })
-  ),
+  /** The memory's capture entry in the account's hash chain, as signed (see docs/provenance.md). */
+  chain: Schema.NullOr(LedgerEntry),
   public_key: Schema.Record(Schema.String, Schema.Unknown)
 })
 

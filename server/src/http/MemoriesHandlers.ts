@@ -207,7 +207,6 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
           const proof = yield* withId(params.id, (umoId) =>
             store.proof(account.account_id, umoId).pipe(Effect.catch(storeFailure))
           )
-          const entry = proof.entry
           return yield* envelope({
             valid: proof.valid,
             hash_chain_valid: proof.hash_chain_valid,
@@ -220,15 +219,7 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             },
             umo_id: params.id.toLowerCase(),
             source: proof.source,
-            chain: entry && {
-              seq: entry.seq,
-              entry_hash: entry.entry_hash,
-              prev_hash: entry.prev_hash,
-              record_hash: entry.record_hash,
-              recorded_at: entry.recorded_at,
-              signature: entry.signature,
-              key_id: entry.key_id
-            },
+            chain: proof.entry,
             public_key: ledger.publicKeyJwk as Record<string, unknown>
           })
         })

@@ -6,7 +6,7 @@ import { AccountStore, Embedder, sha256Hex } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { App, UmoApi } from "@umo/server"
 import { Effect, Layer } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import * as RateLimiter from "../../src/http/RateLimiter.js"
@@ -84,3 +84,28 @@ export const clientFor = (key?: string) =>
   HttpApiClient.make(UmoApi, {
     transformClient: key === undefined ? undefined : HttpClient.mapRequest(HttpClientRequest.bearerToken(key))
   })
+
+/** Starts the app on an ephemeral port for a test file; `stop` interrupts it. */
+export const startListening = async (
+  options: TestServerOptions = {}
+): Promise<{ readonly baseUrl: string; readonly stop: () => Promise<void> }> => {
+  const { promise, resolve } = Promise.withResolvers<string>()
+  const program = Effect.gen(function* () {
+    const server = yield* HttpServer.HttpServer
+    resolve(HttpServer.formatAddress(server.address))
+    return yield* Effect.never
+  }).pipe(Effect.provide(TestListeningServer(options)))
+  const controller = new AbortController()
+  const running = Effect.runPromise(program, { signal: controller.signal }).catch(() => {})
+  const baseUrl = await Promise.race([
+    promise,
+    running.then(() => Promise.reject(new Error("server failed")))
+  ])
+  return {
+    baseUrl,
+    stop: async () => {
+      controller.abort()
+      await running
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import type { Raw } from "./fields.js"
+import {
+  BatchItem,
+  Captured,
+  DeletionReceipt,
+  Explanation,
+  Match,
+  Memory,
+  MemoryPage,
+  type MemorySummary,
+  Proof,
+  Uploaded
+} from "./models.js"
+import { Account, Answer, Comparison, Models } from "./results.js"
+import { type Call, send, type TransportOptions } from "./transport.js"
+import type { Jwk } from "./verify.js"
+
+export interface UMOClientOptions {
+  /** API key; defaults to the `UMO_API_KEY` environment variable. */
+  readonly apiKey?: string
+  /** Service address; defaults to `UMO_BASE_URL`, then http://127.0.0.1:8787. */
+  readonly baseUrl?: string
+  /** Time allowed for each attempt of a call, in milliseconds (default 60,000). */
+  readonly timeoutMs?: number
+  /** How often a 429 or 503 is retried before its error is raised (default 2). */
+  readonly maxRetries?: number
+  /** Longest wait before a retry, in milliseconds (default 30,000); a longer `Retry-After` raises. */
+  readonly maxRetryDelayMs?: number
+}
+
+export interface CaptureOptions {
+  /** Where the content came from; `list` and `ask` can filter by it. */
+  readonly source?: string
+  /** When the content was written (default: now); recency in search counts from it. */
+  readonly timestamp?: Date | string
+}
+
+/** One item of `batch`: a text, or a text with its source and time. */
+export type BatchInput = string | ({ readonly content: string } & CaptureOptions)
+
+export interface ListOptions {
+  /** 1–100, default 20. */
+  readonly limit?: number
+  readonly offset?: number
+  readonly source?: string
+}
+
+export interface AskOptions {
+  /** How many matches, default 5. */
+  readonly limit?: number
+  readonly source?: string
+}
+
+export interface AnswerOptions {
+  /** A model id from `models()`; default the local extractive model. */
+  readonly model?: string
+  /** Your own OpenAI or Anthropic key, for cloud models only; sent to the service, never stored. */
+  readonly providerKey?: string
+  /** How many memories the answer may draw on, default 5. */
+  readonly contextSize?: number
+}
+
+export interface CompareOptions {
+  /** Include the parts of the score and what the two memories share. */
+  readonly explain?: boolean
+  /** Score at which the two count as matched, 0–1, default 0.5. */
+  readonly threshold?: number
+}
+
+const env = (name: string): string | undefined =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
+
+const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)
+
+const captureBody = (content: string, options: CaptureOptions) => ({
+  content,
+  ...(options.source === undefined ? {} : { source: options.source }),
+  ...(options.timestamp === undefined ? {} : { timestamp: iso(options.timestamp) })
+})
+
+const memoryPath = (id: string, suffix = "") => `/v1/memories/${encodeURIComponent(id)}${suffix}`
+
+/**
+ * A client of the UMO API. The nine verbs of the spec — `capture`, `ask` (search), `get`, `list`,
+ * `verify`, `explain`, `forget`, `upload`, `batch` — and the other calls: `answer` (`/v1/ask`),
+ * `compare` (`/v1/match`), `account`, `models`, `health`, `signingKeys`.
+ */
+export class UMOClient {
+  readonly baseUrl: string
+  readonly apiKey: string | undefined
+  readonly timeoutMs: number
+  readonly maxRetries: number
+  readonly #transport: TransportOptions
+
+  constructor(options: UMOClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? env("UMO_BASE_URL") ?? "http://127.0.0.1:8787").replace(/\/+$/, "")
+    this.apiKey = options.apiKey ?? env("UMO_API_KEY")
+    this.timeoutMs = options.timeoutMs ?? 60_000
+    this.maxRetries = options.maxRetries ?? 2
+    this.#transport = {
+      baseUrl: this.baseUrl,
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      maxRetries: this.maxRetries,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000
+    }
+  }
+
+  #send(call: Call): Promise<Raw> {
+    return send(this.#transport, call)
+  }
+
+  /** Captures one text as a memory (`POST /v1/process`). */
+  async capture(content: string, options: CaptureOptions = {}): Promise<Captured> {
+    return new Captured(
+      await this.#send({ method: "POST", path: "/v1/process", json: captureBody(content, options) })
+    )
+  }
+
+  /** Searches the memories, best first (`POST /v1/memories/query`); no LLM is involved. */
+  async ask(query: string, options: AskOptions = {}): Promise<Array<Match>> {
+    const data = await this.#send({ method: "POST", path: "/v1/memories/query", json: { query, ...options } })
+    return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new Match(r))
+  }
+
+  /** One memory with everything extracted from it (`GET /v1/memories/{id}`). */
+  async get(id: string): Promise<Memory> {
+    return new Memory(await this.#send({ method: "GET", path: memoryPath(id) }))
+  }
+
+  /** A page of memories, newest first (`GET /v1/memories`). */
+  async list(options: ListOptions = {}): Promise<MemoryPage> {
+    return new MemoryPage(await this.#send({ method: "GET", path: "/v1/memories", query: { ...options } }))
+  }
+
+  /** Every memory (optionally of one source), fetched page by page as the loop asks for them. */
+  async *iterate(options: Omit<ListOptions, "offset"> = {}): AsyncGenerator<MemorySummary> {
+    for (let offset = 0; ; ) {
+      const page = await this.list({ ...options, offset })
+      yield* page.items
+      offset += page.items.length
+      if (!page.hasMore || page.items.length === 0) return
+    }
+  }
+
+  /** The service's proof that a memory is unchanged since capture (`GET /v1/memories/{id}/proof`). */
+  async verify(id: string): Promise<Proof> {
+    return new Proof(await this.#send({ method: "GET", path: memoryPath(id, "/proof") }))
+  }
+
+  /** What was captured and extracted, and why (`GET /v1/memories/{id}/explain`). */
+  async explain(id: string): Promise<Explanation> {
+    return new Explanation(await this.#send({ method: "GET", path: memoryPath(id, "/explain") }))
+  }
+
+  /** Deletes a memory and returns the signed receipt (`DELETE /v1/memories/{id}`). */
+  async forget(id: string): Promise<DeletionReceipt> {
+    return new DeletionReceipt(await this.#send({ method: "DELETE", path: memoryPath(id) }))
+  }
+
+  /** Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata (`POST /v1/upload`). */
+  async upload(file: Blob, filename: string, options: { readonly source?: string } = {}): Promise<Uploaded> {
+    const form = new FormData()
+    form.append("file", file, filename)
+    if (options.source !== undefined) form.append("source", options.source)
+    return new Uploaded(await this.#send({ method: "POST", path: "/v1/upload", form }))
+  }
+
+  /** Captures up to 100 texts in one call (`POST /v1/batch`); one result per item, in order. */
+  async batch(items: ReadonlyArray<BatchInput>): Promise<Array<BatchItem>> {
+    const body = items.map((item) =>
+      typeof item === "string" ? { content: item } : captureBody(item.content, item)
+    )
+    const data = await this.#send({ method: "POST", path: "/v1/batch", json: { items: body } })
+    return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new BatchItem(r))
+  }
+
+  /** An answer written from the memories, with `[n]` citations (`POST /v1/ask`). */
+  async answer(question: string, options: AnswerOptions = {}): Promise<Answer> {
+    const json = {
+      question,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.providerKey === undefined ? {} : { provider_key: options.providerKey }),
+      ...(options.contextSize === undefined ? {} : { context_size: options.contextSize })
+    }
+    return new Answer(await this.#send({ method: "POST", path: "/v1/ask", json }))
+  }
+
+  /** How alike two memories are (`POST /v1/match`). */
+  async compare(sourceId: string, candidateId: string, options: CompareOptions = {}): Promise<Comparison> {
+    const json = { source_ulid: sourceId, candidate_ulid: candidateId, ...options }
+    return new Comparison(await this.#send({ method: "POST", path: "/v1/match", json }))
+  }
+
+  /** The account and key this client calls with (`GET /v1/account`). */
+  async account(): Promise<Account> {
+    return new Account(await this.#send({ method: "GET", path: "/v1/account" }))
+  }
+
+  /** The answer models `answer` accepts (`GET /v1/ask/models`). */
+  async models(): Promise<Models> {
+    return new Models(await this.#send({ method: "GET", path: "/v1/ask/models" }))
+  }
+
+  /** Whether the service is up (`GET /health`); needs no key. */
+  async health(): Promise<{ status: string }> {
+    const data = await this.#send({ method: "GET", path: "/health", authenticated: false })
+    return { status: String(data.status) }
+  }
+
+  /** The service's public signing key as a JWK Set (`GET /.well-known/jwks.json`), to pin once and
+   * check proofs and receipts offline with `verifyProof` / `verifyReceipt`. */
+  async signingKeys(): Promise<{ keys: Array<Jwk> }> {
+    const data = await this.#send({ method: "GET", path: "/.well-known/jwks.json", authenticated: false })
+    return { keys: (Array.isArray(data.keys) ? data.keys : []) as Array<Jwk> }
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * Results as small typed objects with camelCase fields; each keeps the response it came from in
+ * `raw` (snake_case, as the service sent it), so fields the client does not model stay reachable.
+ */
+
+import { list, num, obj, optNum, optStr, type Raw, str } from "./fields.js"
+import type { Jwk } from "./verify.js"
+
+export type { Raw }
+
+export interface Entity {
+  readonly text: string
+  readonly type: string
+  readonly start: number
+  readonly end: number
+}
+
+export interface Triple {
+  readonly subject: string
+  readonly verb: string
+  readonly object: string
+}
+
+export interface Topic {
+  readonly name: string
+  readonly score: number
+}
+
+/** A whole memory (`get`). */
+export class Memory {
+  readonly umoId: string
+  readonly summary: string
+  readonly entities: ReadonlyArray<Entity>
+  readonly triples: ReadonlyArray<Triple>
+  readonly topics: ReadonlyArray<Topic>
+  readonly tone: { readonly label: string; readonly score: number }
+  readonly qualityScore: number
+  readonly createdAt: string
+  /** When the content itself was written (the `timestamp` given at capture). */
+  readonly timestamp: string
+  readonly source: string | null
+  readonly language: string
+  readonly contentHash: string
+  readonly semanticHash: string
+  constructor(readonly raw: Raw) {
+    this.umoId = str(raw, "umo_id")
+    this.summary = str(raw, "summary")
+    this.entities = list(raw, "entities") as unknown as ReadonlyArray<Entity>
+    this.triples = list(raw, "svo_triples") as unknown as ReadonlyArray<Triple>
+    this.topics = list(raw, "topics") as unknown as ReadonlyArray<Topic>
+    this.tone = (raw.tone ?? { label: "neutral", score: 0 }) as Memory["tone"]
+    this.qualityScore = num(raw, "quality_score")
+    this.createdAt = str(raw, "created_at")
+    this.timestamp = str(raw, "timestamp")
+    this.source = optStr(raw, "source")
+    this.language = str(raw, "language")
+    this.contentHash = str(raw, "content_hash")
+    this.semanticHash = str(raw, "semantic_hash")
+  }
+}
+
+/** What `capture` returns: the new memory's id and its provenance receipt. */
+export class Captured {
+  readonly umoId: string
+  readonly qualityScore: number
+  readonly createdAt: string
+  readonly contentHash: string
+  /** Compact JWS over the capture entry of the account's hash chain. */
+  readonly receipt: string
+  constructor(readonly raw: Raw) {
+    this.umoId = str(raw, "umo_id")
+    this.qualityScore = num(raw, "quality_score")
+    this.createdAt = str(raw, "created_at")
+    this.contentHash = str(raw, "content_hash")
+    this.receipt = str(raw, "receipt")
+  }
+}
+
+/** What `upload` returns: a capture, plus the detected format and the length of the extracted text. */
+export class Uploaded extends Captured {
+  readonly summary: string
+  readonly format: string
+  readonly characters: number
+  constructor(raw: Raw) {
+    super(raw)
+    this.summary = str(raw, "summary")
+    this.format = str(raw, "format")
+    this.characters = num(raw, "characters")
+  }
+}
+
+/** One search result (`ask`). */
+export class Match {
+  readonly umoId: string
+  readonly content: string
+  /** Ranking score: higher is more relevant. */
+  readonly score: number
+  constructor(readonly raw: Raw) {
+    this.umoId = str(raw, "umo_id")
+    this.content = str(raw, "content_text")
+    this.score = num(raw, "score")
+  }
+}
+
+/** One row of `list`. */
+export class MemorySummary {
+  readonly umoId: string
+  readonly summary: string
+  readonly qualityScore: number
+  readonly createdAt: string
+  readonly source: string | null
+  constructor(readonly raw: Raw) {
+    this.umoId = str(raw, "umo_id")
+    this.summary = str(raw, "summary")
+    this.qualityScore = num(raw, "quality_score")
+    this.createdAt = str(raw, "created_at")
+    this.source = optStr(raw, "source")
+  }
+}
+
+/** A page of `list`. */
+export class MemoryPage {
+  readonly items: ReadonlyArray<MemorySummary>
+  readonly totalCount: number
+  readonly hasMore: boolean
+  constructor(readonly raw: Raw) {
+    this.items = list(raw, "items").map((item) => new MemorySummary(item))
+    this.totalCount = num(raw, "total_count")
+    this.hasMore = raw.has_more === true
+  }
+}
+
+/** One item of `batch`: a capture, or the reason this item was refused (the others still land). */
+export class BatchItem {
+  readonly index: number
+  readonly success: boolean
+  readonly umoId: string | null
+  readonly qualityScore: number | null
+  readonly receipt: string | null
+  readonly error: { readonly status: number; readonly detail: string } | null
+  constructor(readonly raw: Raw) {
+    this.index = num(raw, "index")
+    this.success = raw.success === true
+    this.umoId = optStr(raw, "umo_id")
+    this.qualityScore = optNum(raw, "quality_score")
+    this.receipt = optStr(raw, "receipt")
+    this.error = (raw.error ?? null) as BatchItem["error"]
+  }
+}
+
+/** A signed entry of an account's hash chain, with the service's field names (they are hashed). */
+export interface LedgerEntry {
+  readonly account_id: string
+  readonly seq: number
+  readonly kind: string
+  readonly umo_id: string
+  readonly content_hash: string
+  readonly semantic_hash: string
+  readonly record_hash: string
+  readonly recorded_at: string
+  readonly prev_hash: string
+  readonly entry_hash: string
+  readonly signature: string
+  readonly key_id: string
+}
+
+/** What `verify` returns: the service's check of a memory, and the evidence to check it offline. */
+export class Proof {
+  /** The stored memory still hashes to what was recorded at capture. */
+  readonly valid: boolean
+  readonly hashChainValid: boolean
+  readonly chainTampered: boolean
+  readonly firstPublished: string
+  readonly umoId: string
+  readonly source: string | null
+  readonly contentHash: string
+  readonly semanticHash: string
+  readonly verificationMode: string
+  /** The signed capture entry (see `verifyProof` for the offline check). */
+  readonly entry: LedgerEntry | null
+  /** The key the service says it signs with; pin your own copy rather than trusting this one. */
+  readonly publicKey: Jwk
+  constructor(readonly raw: Raw) {
+    const audit = obj(raw, "audit_proof")
+    this.valid = raw.valid === true
+    this.hashChainValid = raw.hash_chain_valid === true
+    this.chainTampered = audit.chain_tampered === true
+    this.firstPublished = str(raw, "first_published")
+    this.umoId = str(raw, "umo_id")
+    this.source = optStr(raw, "source")
+    this.contentHash = str(audit, "content_hash")
+    this.semanticHash = str(audit, "semantic_hash")
+    this.verificationMode = str(audit, "verification_mode")
+    this.entry = (raw.chain ?? null) as LedgerEntry | null
+    this.publicKey = (raw.public_key ?? {}) as Jwk
+  }
+}
+
+/** What `explain` returns. */
+export class Explanation {
+  readonly summary: string
+  readonly keyReasons: ReadonlyArray<string>
+  readonly verificationMode: string
+  /** Re-running the pipeline on the stored content gives the same extraction. */
+  readonly reproducible: boolean
+  constructor(readonly raw: Raw) {
+    const human = obj(raw, "human")
+    const audit = obj(raw, "audit")
+    this.summary = str(human, "summary")
+    this.keyReasons = (Array.isArray(human.key_reasons) ? human.key_reasons : []) as ReadonlyArray<string>
+    this.verificationMode = str(audit, "verification_mode")
+    this.reproducible = audit.reproducible === true
+  }
+}
+
+/** What `forget` returns: a signed receipt of the deletion (see `verifyReceipt`). */
+export class DeletionReceipt {
+  readonly forgotten: boolean
+  readonly umoId: string
+  readonly deletedAt: string
+  readonly receipt: string
+  constructor(readonly raw: Raw) {
+    this.forgotten = raw.forgotten === true
+    this.umoId = str(raw, "umo_id")
+    this.deletedAt = str(raw, "deleted_at")
+    this.receipt = str(raw, "receipt")
+  }
+}

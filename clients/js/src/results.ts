@@ -1,0 +1,98 @@
+/** Results of the calls beyond the nine verbs: answers, comparisons, account and models. */
+import { list, num, obj, optNum, optStr, type Raw, str } from "./fields.js"
+
+export interface Citation {
+  /** The `[n]` marker in the answer. */
+  readonly index: number
+  readonly umoId: string
+  readonly title: string
+  readonly snippet: string
+  readonly similarity: number
+}
+
+/** What `answer` (`POST /v1/ask`) returns. */
+export class Answer {
+  /** The answer text with `[n]` markers pointing at `citations`. */
+  readonly text: string
+  readonly citations: ReadonlyArray<Citation>
+  readonly confidence: number
+  /** `extractive`, `generative`, or `no_context` when nothing relevant was found. */
+  readonly method: string
+  readonly questionType: string
+  readonly model: string
+  constructor(readonly raw: Raw) {
+    this.text = str(raw, "answer")
+    this.citations = list(raw, "citations").map((c) => ({
+      index: num(c, "index"),
+      umoId: str(c, "umo_id"),
+      title: str(c, "title"),
+      snippet: str(c, "snippet"),
+      similarity: num(c, "similarity")
+    }))
+    this.confidence = num(raw, "confidence")
+    this.method = str(raw, "method")
+    this.questionType = str(raw, "question_type")
+    this.model = str(raw, "model")
+  }
+}
+
+/** What `compare` (`POST /v1/match`) returns. */
+export class Comparison {
+  readonly score: number
+  readonly similarity: number
+  /** `duplicate`, `related` or `unrelated`. */
+  readonly relationship: string
+  readonly matched: boolean
+  readonly threshold: number
+  /** With `explain: true`: the weighted parts of the score and what the two memories share. */
+  readonly breakdown: Raw | null
+  constructor(readonly raw: Raw) {
+    this.score = num(raw, "score")
+    this.similarity = num(raw, "similarity")
+    this.relationship = str(raw, "relationship")
+    this.matched = raw.matched === true
+    this.threshold = num(raw, "threshold")
+    this.breakdown = (raw.breakdown ?? null) as Raw | null
+  }
+}
+
+/** What `account` returns: who the key belongs to. */
+export class Account {
+  readonly userId: string
+  readonly workspaceId: string | null
+  readonly name: string
+  readonly keyId: string
+  readonly keyStatus: string
+  readonly tier: string
+  readonly umoLimit: number | null
+  readonly searchLimit: number | null
+  readonly beta: boolean
+  constructor(readonly raw: Raw) {
+    const account = obj(raw, "account")
+    const key = obj(raw, "key")
+    const plan = obj(raw, "plan")
+    this.userId = str(account, "user_id")
+    this.workspaceId = optStr(account, "workspace_id")
+    this.name = str(account, "name")
+    this.keyId = str(key, "key_id")
+    this.keyStatus = str(key, "status")
+    this.tier = str(plan, "tier")
+    this.umoLimit = optNum(plan, "umo_limit")
+    this.searchLimit = optNum(plan, "search_limit")
+    this.beta = plan.beta === true
+  }
+}
+
+/** What `models` returns: the answer models `answer` accepts. */
+export class Models {
+  readonly local: ReadonlyArray<{ readonly id: string; readonly isDefault: boolean }>
+  readonly cloud: ReadonlyArray<{ readonly id: string; readonly requiresKey: boolean }>
+  constructor(readonly raw: Raw) {
+    this.local = list(raw, "local").map((m) => ({ id: str(m, "id"), isDefault: m.default === true }))
+    this.cloud = list(raw, "cloud").map((m) => ({ id: str(m, "id"), requiresKey: m.requires_key === true }))
+  }
+  /** The model `answer` uses when none is named. */
+  get defaultModel(): string | undefined {
+    return this.local.find((m) => m.isDefault)?.id
+  }
+}
