@@ -76,11 +76,15 @@ console.log(JSON.stringify({ people, triples: umo.svo_triples.length, quality: u
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], app)
   const clientManifest = JSON.parse(readFileSync(join(app, "node_modules/@umo/client/package.json"), "utf8"))
   if (Object.keys(clientManifest.dependencies ?? {}).length > 0)
-    throw new Error(`@umo/client must have no runtime dependencies: ${JSON.stringify(clientManifest.dependencies)}`)
+    throw new Error(
+      `@umo/client must have no runtime dependencies: ${JSON.stringify(clientManifest.dependencies)}`
+    )
   // Type-check the consumer against the declarations the tarballs ship, with the workspace's tsc.
   run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], app)
   const output = run(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "consumer.ts"], app)
-  console.log(`packaging: ${core}, ${plugins} and ${client} install, type-check and run outside the workspace`)
+  console.log(
+    `packaging: ${core}, ${plugins} and ${client} install, type-check and run outside the workspace`
+  )
   console.log(`packaging: ${output.trim()}`)
 } finally {
   rmSync(work, { recursive: true, force: true })
