@@ -237,8 +237,8 @@ describe("rate limits", () => {
     expect((failure as RateLimitError).status).toBe(429)
     expect((failure as RateLimitError).retryAfter).toBeGreaterThanOrEqual(1)
 
+    // The bucket is empty now, so this call meets a 429 first and succeeds after Retry-After.
     const patient = new UMOClient({ baseUrl: limited.baseUrl, apiKey: keys.alice, maxRetries: 3 })
     expect((await patient.account()).name).toBe("alice")
-    expect(await impatient.account().catch((e) => e)).toBeInstanceOf(RateLimitError)
   })
 })

@@ -1,0 +1,239 @@
+"""The Python client against a real server (PGlite), started for this module."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import unittest
+from datetime import datetime, timezone
+from pathlib import Path
+
+from umo_client import (
+    APIError,
+    AuthenticationError,
+    NotFoundError,
+    RateLimitError,
+    UMOClient,
+    UMOError,
+    ValidationError,
+    VerificationError,
+    verify_proof,
+    verify_receipt,
+)
+
+from .live_server import KEYS, RATE_PER_MINUTE, LiveServer
+
+server: LiveServer
+
+
+def setUpModule() -> None:
+    global server
+    server = LiveServer()
+
+
+def tearDownModule() -> None:
+    server.stop()
+
+
+def client(name: str, **options: object) -> UMOClient:
+    return UMOClient(api_key=KEYS[name], base_url=server.base_url, **options)  # type: ignore[arg-type]
+
+
+LUNCH = "Maria Lopez had lunch with Tom at Nopa in San Francisco on Friday. The pasta was great."
+UUID = r"^[0-9a-f-]{36}$"
+
+
+class OptionsTest(unittest.TestCase):
+    def test_key_and_base_url_come_from_arguments_or_the_environment(self) -> None:
+        given = UMOClient(api_key="umo_x", base_url="http://example.test/")
+        self.assertEqual((given.api_key, given.base_url, given.max_retries), ("umo_x", "http://example.test", 2))
+        saved = {k: os.environ.get(k) for k in ("UMO_API_KEY", "UMO_BASE_URL")}
+        os.environ.update(UMO_API_KEY="umo_from_env", UMO_BASE_URL="http://env.test")
+        try:
+            from_env = UMOClient()
+        finally:
+            for k, v in saved.items():
+                os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+        self.assertEqual((from_env.api_key, from_env.base_url), ("umo_from_env", "http://env.test"))
+
+    def test_an_authenticated_call_without_a_key_fails_before_any_request(self) -> None:
+        with self.assertRaisesRegex(UMOError, "UMO_API_KEY"):
+            UMOClient(api_key="", base_url=server.base_url).account()
+
+
+class NineVerbsTest(unittest.TestCase):
+    def test_capture_get_ask_list_explain_verify_and_forget(self) -> None:
+        alice = client("alice")
+        when = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+        captured = alice.capture(LUNCH, source="journal", timestamp=when)
+        self.assertRegex(captured.umo_id, UUID)
+        self.assertEqual(captured.raw["umo_id"], captured.umo_id)
+
+        memory = alice.get(captured.umo_id)
+        self.assertEqual((memory.umo_id, memory.source), (captured.umo_id, "journal"))
+        self.assertEqual(memory.timestamp, "2026-11-20T12:00:00.000Z")
+        self.assertTrue({"Maria Lopez", "San Francisco"} <= {e.text for e in memory.entities})
+        self.assertGreater(len(memory.svo_triples), 0)
+        self.assertEqual(memory.content_hash, captured.content_hash)
+
+        best = alice.ask("Where did Maria have lunch?", limit=3)[0]
+        self.assertEqual((best.umo_id, best.content), (captured.umo_id, LUNCH))
+        self.assertGreater(best.score, 0)
+
+        page = alice.list(source="journal")
+        self.assertIn(captured.umo_id, [item.umo_id for item in page.items])
+        self.assertGreaterEqual(page.total_count, 1)
+
+        explanation = alice.explain(captured.umo_id)
+        self.assertTrue(explanation.summary)
+        self.assertTrue(explanation.key_reasons)
+        self.assertTrue(explanation.reproducible)
+
+        proof = alice.verify(captured.umo_id)
+        self.assertEqual((proof.valid, proof.hash_chain_valid, proof.chain_tampered), (True, True, False))
+        self.assertEqual(proof.entry and proof.entry["umo_id"], captured.umo_id)
+
+        receipt = alice.forget(captured.umo_id)
+        self.assertEqual((receipt.forgotten, receipt.umo_id), (True, captured.umo_id))
+        with self.assertRaises(NotFoundError):
+            alice.get(captured.umo_id)
+
+    def test_upload_takes_a_file_path(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "trip.md"
+            path.write_text("# Trip\n\nWe hiked Mount Tamalpais with Priya in October.\n", encoding="utf-8")
+            uploaded = client("alice").upload(path, source="notes")
+        self.assertEqual(uploaded.format, "markdown")
+        self.assertGreater(uploaded.characters, 20)
+        self.assertEqual(client("alice").get(uploaded.umo_id).source, "notes")
+
+    def test_batch_reports_a_bad_item_without_losing_the_others(self) -> None:
+        results = client("alice").batch(
+            [
+                "The team retro is on Tuesday at 10am.",
+                {"content": "Invoice 4411 was paid in full.", "source": "billing", "timestamp": "2026-01-05T09:00:00Z"},
+                {"content": ""},
+            ]
+        )
+        self.assertEqual([(r.index, r.success) for r in results], [(0, True), (1, True), (2, False)])
+        self.assertEqual(results[2].error_status, 422)
+        self.assertEqual(client("alice").get(results[1].umo_id or "").source, "billing")
+
+    def test_iterate_walks_every_page(self) -> None:
+        results = client("alice").batch([{"content": f"Paging note {i}.", "source": "paging"} for i in range(7)])
+        seen = [item.umo_id for item in client("alice").iterate(source="paging", limit=3)]
+        self.assertEqual(sorted(seen), sorted(r.umo_id for r in results))
+
+
+class OtherCallsTest(unittest.TestCase):
+    def test_answer_compare_account_models_health_and_signing_keys(self) -> None:
+        alice = client("alice")
+        first = alice.capture("Priya moved to Lisbon in March 2024 to join a robotics startup.")
+        second = alice.capture("In March 2024 Priya relocated to Lisbon for a job at a robotics company.")
+
+        answer = alice.answer("Which city did Priya move to for the robotics startup?")
+        self.assertEqual((answer.method, answer.question_type), ("extractive", "location"))
+        self.assertIn("Lisbon", answer.text)
+        self.assertRegex(answer.citations[0].umo_id, UUID)
+
+        comparison = alice.compare(first.umo_id, second.umo_id, explain=True)
+        self.assertNotEqual(comparison.relationship, "unrelated")
+        self.assertGreater(comparison.similarity, 0.5)
+        self.assertIsNotNone(comparison.breakdown)
+
+        account = alice.account()
+        self.assertEqual((account.name, account.key_status), ("alice", "active"))
+        models = alice.models()
+        self.assertEqual(models.default_model, "umo-extractive")
+        self.assertTrue(all(m.requires_key for m in models.cloud))
+        self.assertEqual(alice.health(), {"status": "healthy"})
+        self.assertEqual(alice.signing_keys()["keys"][0]["crv"], "Ed25519")
+
+
+class OfflineVerificationTest(unittest.TestCase):
+    OTHER_KEY = {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}
+
+    def test_proofs_and_receipts_check_out_with_the_pinned_key_and_forgeries_do_not(self) -> None:
+        alice = client("alice")
+        pinned = UMOClient(base_url=server.base_url).signing_keys()
+        text = "The lab notebook for experiment 12 is in the top drawer."
+        captured = alice.capture(text)
+        proof = alice.verify(captured.umo_id)
+        self.assertTrue(verify_proof(proof, pinned, text))
+        self.assertFalse(verify_proof(proof, pinned, text + " "))
+        assert proof.entry is not None
+        forged = dataclasses.replace(proof, entry={**proof.entry, "recorded_at": "2020-01-01T00:00:00.000Z"})
+        self.assertFalse(verify_proof(forged, pinned))
+        self.assertFalse(verify_proof(proof, self.OTHER_KEY))
+
+        self.assertEqual(verify_receipt(captured.receipt, pinned)["entry"]["kind"], "capture")
+        deletion = alice.forget(captured.umo_id)
+        claims = verify_receipt(deletion.receipt, pinned)
+        self.assertEqual((claims["umo_id"], claims["entry"]["kind"]), (captured.umo_id, "delete"))
+        header, payload, signature = deletion.receipt.split(".")
+        with self.assertRaises(VerificationError):
+            verify_receipt(f"{header}.{payload[:-2]}AA.{signature}", pinned)
+        with self.assertRaisesRegex(VerificationError, "signature"):
+            verify_receipt(deletion.receipt, self.OTHER_KEY)
+
+
+class ErrorsTest(unittest.TestCase):
+    def test_each_failure_has_its_class_status_detail_and_request_id(self) -> None:
+        with self.assertRaises(AuthenticationError) as unauthorized:
+            UMOClient(api_key="umo_not-a-key", base_url=server.base_url).list()
+        self.assertEqual(unauthorized.exception.status, 401)
+        self.assertTrue(unauthorized.exception.detail)
+        self.assertTrue(unauthorized.exception.request_id)
+
+        mine = client("alice").capture("Only Alice may read this note about the garden.")
+        with self.assertRaises(NotFoundError) as hidden:
+            client("bob").get(mine.umo_id)
+        self.assertEqual(hidden.exception.status, 404)
+        with self.assertRaises(NotFoundError):
+            client("bob").forget(mine.umo_id)
+
+        with self.assertRaises(ValidationError) as invalid:
+            client("alice").capture("")
+        self.assertEqual(invalid.exception.status, 422)
+        self.assertIn("content", invalid.exception.detail or "")
+        with tempfile.TemporaryDirectory() as folder:
+            binary = Path(folder) / "x.bin"
+            binary.write_bytes(bytes([0, 1, 2, 3, 255]))
+            with self.assertRaises(ValidationError) as unsupported:
+                client("alice").upload(binary)
+        self.assertEqual(unsupported.exception.status, 415)
+
+        with self.assertRaises(APIError) as provider:
+            client("alice").answer("Where is the garden?", model="openai:gpt-4o-mini", provider_key="sk-x")
+        self.assertEqual(provider.exception.status, 502)
+
+        with self.assertRaises(APIError) as unreachable:
+            UMOClient(api_key="k", base_url="http://127.0.0.1:1").list()
+        self.assertIsNone(unreachable.exception.status)
+
+        for error in (unauthorized, hidden, invalid, unsupported, provider, unreachable):
+            self.assertIsInstance(error.exception, UMOError)
+
+
+class RateLimitTest(unittest.TestCase):
+    def test_rate_limit_error_without_retries_and_success_with_them(self) -> None:
+        impatient = client("carol", max_retries=0)
+        failure = None
+        for _ in range(RATE_PER_MINUTE + 20):
+            try:
+                impatient.account()
+            except RateLimitError as error:
+                failure = error
+                break
+        self.assertIsNotNone(failure)
+        assert failure is not None
+        self.assertEqual(failure.status, 429)
+        self.assertGreaterEqual(failure.retry_after or 0, 1)
+
+        # The bucket is empty now, so this call meets a 429 first and succeeds after Retry-After.
+        self.assertEqual(client("carol", max_retries=3).account().name, "carol")
+
+
+if __name__ == "__main__":
+    unittest.main()

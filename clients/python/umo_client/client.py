@@ -1,0 +1,182 @@
+"""The UMO API client."""
+
+from __future__ import annotations
+
+import builtins
+import mimetypes
+import os
+import urllib.parse
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+
+from ._transport import Transport, multipart
+from .models import (
+    BatchItem,
+    Captured,
+    DeletionReceipt,
+    Explanation,
+    Match,
+    Memory,
+    MemoryPage,
+    MemorySummary,
+    Proof,
+    Uploaded,
+)
+from .results import Account, Answer, Comparison, Models
+
+Timestamp = Union[datetime, str]
+BatchInput = Union[str, Mapping[str, Any]]
+
+
+def _iso(timestamp: Optional[Timestamp]) -> Optional[str]:
+    if isinstance(timestamp, datetime):
+        if timestamp.tzinfo is None:
+            raise ValueError("timestamp must be timezone-aware (e.g. datetime.now(timezone.utc))")
+        return timestamp.isoformat()
+    return timestamp
+
+
+def _capture_body(content: str, source: Optional[str], timestamp: Optional[Timestamp]) -> dict[str, Any]:
+    body: dict[str, Any] = {"content": content}
+    if source is not None:
+        body["source"] = source
+    if timestamp is not None:
+        body["timestamp"] = _iso(timestamp)
+    return body
+
+
+def _memory_path(umo_id: str, suffix: str = "") -> str:
+    return f"/v1/memories/{urllib.parse.quote(umo_id, safe='')}{suffix}"
+
+
+def _some(**fields: Any) -> dict[str, Any]:
+    """The fields that were given (not None)."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+class UMOClient:
+    """A client of the UMO API. The nine verbs of the spec — ``capture``, ``ask`` (search),
+    ``get``, ``list``, ``verify``, ``explain``, ``forget``, ``upload``, ``batch`` — and the other
+    calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``account``, ``models``,
+    ``health``, ``signing_keys``.
+
+    ``api_key`` defaults to ``UMO_API_KEY``, ``base_url`` to ``UMO_BASE_URL`` then
+    ``http://127.0.0.1:8787``. ``timeout`` (seconds) applies to each attempt; a 429 or 503 is
+    retried ``max_retries`` times, waiting as ``Retry-After`` says (at most ``max_retry_delay``).
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        max_retry_delay: float = 30.0,
+    ) -> None:
+        self.api_key = api_key if api_key is not None else os.environ.get("UMO_API_KEY")
+        self.base_url = (base_url or os.environ.get("UMO_BASE_URL") or "http://127.0.0.1:8787").rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._transport = Transport(self.base_url, self.api_key, timeout, max_retries, max_retry_delay)
+
+    def capture(
+        self, content: str, *, source: Optional[str] = None, timestamp: Optional[Timestamp] = None
+    ) -> Captured:
+        """Captures one text as a memory (``POST /v1/process``)."""
+        return Captured.from_raw(self._transport.send("POST", "/v1/process", json_body=_capture_body(content, source, timestamp)))
+
+    def ask(self, query: str, *, limit: Optional[int] = None, source: Optional[str] = None) -> builtins.list[Match]:
+        """Searches the memories, best first (``POST /v1/memories/query``); no LLM is involved."""
+        data = self._transport.send("POST", "/v1/memories/query", json_body=_some(query=query, limit=limit, source=source))
+        results = data.get("results")
+        return [Match.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
+
+    def get(self, umo_id: str) -> Memory:
+        """One memory with everything extracted from it (``GET /v1/memories/{id}``)."""
+        return Memory.from_raw(self._transport.send("GET", _memory_path(umo_id)))
+
+    def list(self, *, limit: Optional[int] = None, offset: Optional[int] = None, source: Optional[str] = None) -> MemoryPage:
+        """A page of memories, newest first (``GET /v1/memories``)."""
+        return MemoryPage.from_raw(self._transport.send("GET", "/v1/memories", query=_some(limit=limit, offset=offset, source=source)))
+
+    def iterate(self, *, limit: Optional[int] = None, source: Optional[str] = None) -> Iterator[MemorySummary]:
+        """Every memory (optionally of one source), fetched page by page as the loop asks."""
+        offset = 0
+        while True:
+            page = self.list(limit=limit, offset=offset, source=source)
+            yield from page.items
+            offset += len(page.items)
+            if not page.has_more or not page.items:
+                return
+
+    def verify(self, umo_id: str) -> Proof:
+        """The service's proof that a memory is unchanged since capture (``GET …/proof``)."""
+        return Proof.from_raw(self._transport.send("GET", _memory_path(umo_id, "/proof")))
+
+    def explain(self, umo_id: str) -> Explanation:
+        """What was captured and extracted, and why (``GET …/explain``)."""
+        return Explanation.from_raw(self._transport.send("GET", _memory_path(umo_id, "/explain")))
+
+    def forget(self, umo_id: str) -> DeletionReceipt:
+        """Deletes a memory and returns the signed receipt (``DELETE /v1/memories/{id}``)."""
+        return DeletionReceipt.from_raw(self._transport.send("DELETE", _memory_path(umo_id)))
+
+    def upload(
+        self, path: Union[str, "os.PathLike[str]"], *, source: Optional[str] = None, content_type: Optional[str] = None
+    ) -> Uploaded:
+        """Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata
+        (``POST /v1/upload``). The service detects the format from the bytes."""
+        file = Path(path)
+        media_type = content_type or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        body, form_type = multipart(_some(source=source), "file", file.name, file.read_bytes(), media_type)
+        return Uploaded.from_raw(self._transport.send("POST", "/v1/upload", body=body, content_type=form_type))
+
+    def batch(self, items: Sequence[BatchInput]) -> builtins.list[BatchItem]:
+        """Captures up to 100 texts in one call (``POST /v1/batch``); one result per item, in order.
+        An item is a text or a mapping with ``content`` and optional ``source`` and ``timestamp``."""
+        body = [
+            {"content": item}
+            if isinstance(item, str)
+            else _capture_body(item["content"], item.get("source"), item.get("timestamp"))
+            for item in items
+        ]
+        results = self._transport.send("POST", "/v1/batch", json_body={"items": body}).get("results")
+        return [BatchItem.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
+
+    def answer(
+        self,
+        question: str,
+        *,
+        model: Optional[str] = None,
+        provider_key: Optional[str] = None,
+        context_size: Optional[int] = None,
+    ) -> Answer:
+        """An answer written from the memories, with ``[n]`` citations (``POST /v1/ask``). Cloud
+        models run with your own ``provider_key``, sent to the service and never stored."""
+        body = _some(question=question, model=model, provider_key=provider_key, context_size=context_size)
+        return Answer.from_raw(self._transport.send("POST", "/v1/ask", json_body=body))
+
+    def compare(
+        self, source_id: str, candidate_id: str, *, explain: Optional[bool] = None, threshold: Optional[float] = None
+    ) -> Comparison:
+        """How alike two memories are (``POST /v1/match``)."""
+        body = _some(source_ulid=source_id, candidate_ulid=candidate_id, explain=explain, threshold=threshold)
+        return Comparison.from_raw(self._transport.send("POST", "/v1/match", json_body=body))
+
+    def account(self) -> Account:
+        """The account and key this client calls with (``GET /v1/account``)."""
+        return Account.from_raw(self._transport.send("GET", "/v1/account"))
+
+    def models(self) -> Models:
+        """The answer models ``answer`` accepts (``GET /v1/ask/models``)."""
+        return Models.from_raw(self._transport.send("GET", "/v1/ask/models"))
+
+    def health(self) -> dict[str, Any]:
+        """Whether the service is up (``GET /health``); needs no key."""
+        return dict(self._transport.send("GET", "/health", authenticated=False))
+
+    def signing_keys(self) -> dict[str, Any]:
+        """The service's public signing key as a JWK Set (``GET /.well-known/jwks.json``), to pin
+        once and check proofs and receipts offline with ``verify_proof`` / ``verify_receipt``."""
+        return dict(self._transport.send("GET", "/.well-known/jwks.json", authenticated=False))

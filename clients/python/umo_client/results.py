@@ -1,0 +1,142 @@
+"""Results of the calls beyond the nine verbs: answers, comparisons, account and models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .models import Raw, _list, _obj, _opt_num, _opt_str
+
+
+@dataclass(frozen=True)
+class Citation:
+    index: int
+    """The ``[n]`` marker in the answer."""
+    umo_id: str
+    title: str
+    snippet: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``answer`` (``POST /v1/ask``) returns."""
+
+    text: str
+    """The answer with ``[n]`` markers pointing at ``citations``."""
+    citations: list[Citation]
+    confidence: float
+    method: str
+    """``extractive``, ``generative``, or ``no_context`` when nothing relevant was found."""
+    question_type: str
+    model: str
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> Answer:
+        citations = [
+            Citation(
+                int(c.get("index", 0)),
+                str(c.get("umo_id", "")),
+                str(c.get("title", "")),
+                str(c.get("snippet", "")),
+                float(c.get("similarity", 0)),
+            )
+            for c in _list(raw, "citations")
+        ]
+        return cls(
+            text=str(raw.get("answer", "")),
+            citations=citations,
+            confidence=float(raw.get("confidence", 0)),
+            method=str(raw.get("method", "")),
+            question_type=str(raw.get("question_type", "")),
+            model=str(raw.get("model", "")),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What ``compare`` (``POST /v1/match``) returns."""
+
+    score: float
+    similarity: float
+    relationship: str
+    """``duplicate``, ``related`` or ``unrelated``."""
+    matched: bool
+    threshold: float
+    breakdown: Optional[Raw]
+    """With ``explain=True``: the weighted parts of the score and what the two memories share."""
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> Comparison:
+        breakdown = raw.get("breakdown")
+        return cls(
+            score=float(raw.get("score", 0)),
+            similarity=float(raw.get("similarity", 0)),
+            relationship=str(raw.get("relationship", "")),
+            matched=raw.get("matched") is True,
+            threshold=float(raw.get("threshold", 0)),
+            breakdown=breakdown if isinstance(breakdown, dict) else None,
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class Account:
+    """What ``account`` returns: who the key belongs to."""
+
+    user_id: str
+    workspace_id: Optional[str]
+    name: str
+    key_id: str
+    key_status: str
+    tier: str
+    umo_limit: Optional[float]
+    search_limit: Optional[float]
+    beta: bool
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> Account:
+        account, key, plan = _obj(raw, "account"), _obj(raw, "key"), _obj(raw, "plan")
+        return cls(
+            user_id=str(account.get("user_id", "")),
+            workspace_id=_opt_str(account, "workspace_id"),
+            name=str(account.get("name", "")),
+            key_id=str(key.get("key_id", "")),
+            key_status=str(key.get("status", "")),
+            tier=str(plan.get("tier", "")),
+            umo_limit=_opt_num(plan, "umo_limit"),
+            search_limit=_opt_num(plan, "search_limit"),
+            beta=plan.get("beta") is True,
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    is_default: bool = False
+    requires_key: bool = False
+
+
+@dataclass(frozen=True)
+class Models:
+    """What ``models`` returns: the answer models ``answer`` accepts."""
+
+    local: list[Model]
+    cloud: list[Model]
+    raw: Raw = field(repr=False, compare=False)
+
+    @property
+    def default_model(self) -> Optional[str]:
+        """The model ``answer`` uses when none is named."""
+        return next((m.id for m in self.local if m.is_default), None)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> Models:
+        local = [Model(str(m.get("id", "")), is_default=m.get("default") is True) for m in _list(raw, "local")]
+        cloud = [Model(str(m.get("id", "")), requires_key=m.get("requires_key") is True) for m in _list(raw, "cloud")]
+        return cls(local, cloud, raw)
