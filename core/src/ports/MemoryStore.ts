@@ -40,6 +40,15 @@ export interface Candidate {
 export interface SearchOptions {
   readonly limit: number
   readonly source?: string | undefined
+  /** Score only these memories (exactly, without the index): how ranking scores neighbours. */
+  readonly ids?: ReadonlyArray<string> | undefined
+}
+
+/** The memories captured just before and after one, in its source's timeline (null at the ends). */
+export interface Neighbours {
+  readonly umo_id: string
+  readonly previous: string | null
+  readonly next: string | null
 }
 
 /** What a capture hands back: the chain entry and a compact JWS of it. */
@@ -79,6 +88,11 @@ export interface MemoryStoreShape {
   /** Stores a captured UMO (content, extraction, chunk vectors) and its chain entry, atomically. */
   readonly insert: (accountId: string, umo: Umo) => Effect.Effect<CaptureReceipt, StoreError>
   readonly get: (accountId: string, umoId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
+  /** The account's memories among `umoIds`, in no particular order; unknown ids are skipped. */
+  readonly getMany: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<StoredMemory>, StoreError>
   /** The memory's chunk vectors in order (empty when the memory does not exist in the account). */
   readonly vectors: (
     accountId: string,
@@ -97,12 +111,23 @@ export interface MemoryStoreShape {
     vector: ReadonlyArray<number>,
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
-  /** Full-text candidates ranked by relevance (any query term may match). */
+  /**
+   * Full-text candidates ranked by BM25 over the account's memories (English stemming, stop
+   * words dropped; any query term may match).
+   */
   readonly searchText: (
     accountId: string,
     query: string,
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
+  /**
+   * For each memory, its neighbours in its source's timeline: same source (or both none),
+   * ordered by content time, then id (capture order).
+   */
+  readonly neighbours: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Neighbours>, StoreError>
   readonly proof: (accountId: string, umoId: string) => Effect.Effect<Option.Option<MemoryProof>, StoreError>
 }
 

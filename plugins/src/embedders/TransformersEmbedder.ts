@@ -7,6 +7,7 @@ import { Config, Effect, Layer } from "effect"
 export const knownModels = {
   "sentence-transformers/all-MiniLM-L6-v2": { dimensions: 384, pooling: "mean", queryPrefix: "" },
   "Xenova/all-MiniLM-L6-v2": { dimensions: 384, pooling: "mean", queryPrefix: "" },
+  "sentence-transformers/all-mpnet-base-v2": { dimensions: 768, pooling: "mean", queryPrefix: "" },
   "BAAI/bge-small-en-v1.5": {
     dimensions: 384,
     pooling: "cls",

@@ -14,6 +14,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { isoUtc, storeError } from "./SqlFailure.js"
+import { makeSearch, vectorText } from "./SqlSearch.js"
 
 interface MemoryRow {
   readonly account_id: string
@@ -47,8 +48,6 @@ const toStored = (row: MemoryRow): StoredMemory => ({
   pipeline: JSON.parse(row.pipeline),
   extensions: JSON.parse(row.extensions)
 })
-
-const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -141,6 +140,16 @@ export const make = Effect.gen(function* () {
       return { entry, receipt }
     }).pipe(Effect.mapError(storeError("could not store the memory")))
 
+  const { searchVector, searchText, neighbours } = makeSearch(sql, dims)
+
+  const getMany: MemoryStore["Service"]["getMany"] = (accountId, umoIds) =>
+    umoIds.length === 0
+      ? Effect.succeed([])
+      : sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
+          Effect.map((rows) => rows.map(toStored)),
+          Effect.mapError(storeError("could not read memories"))
+        )
+
   const get = (accountId: string, umoId: string) =>
     sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
@@ -179,38 +188,6 @@ export const make = Effect.gen(function* () {
         })
       )
       .pipe(Effect.mapError(storeError("could not delete the memory")))
-
-  const searchVector: MemoryStore["Service"]["searchVector"] = (accountId, vector, options) => {
-    const q = vectorText(vector)
-    const bySource =
-      options.source === undefined
-        ? sql``
-        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = c.account_id AND m.umo_id = c.umo_id AND m.source = ${options.source})`
-    const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
-    // The index finds the nearest chunks; the best chunk stands for its memory.
-    return sql<{ umo_id: string; score: number }>`
-      SELECT umo_id, max(similarity) AS score FROM (
-        SELECT c.umo_id::text AS umo_id, 1 - (${distance}${q}::vector) AS similarity
-        FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource}
-        ORDER BY ${distance}${q}::vector LIMIT ${options.limit * 4}
-      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
-      Effect.map((rows) => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))),
-      Effect.mapError(storeError("vector search failed"))
-    )
-  }
-
-  const searchText: MemoryStore["Service"]["searchText"] = (accountId, query, options) => {
-    const bySource = options.source === undefined ? sql`` : sql`AND source = ${options.source}`
-    // Any query term may match (OR), ranked by cover density: recall first, ranking decides.
-    return sql<{ umo_id: string; score: number }>`
-      SELECT umo_id::text AS umo_id, ts_rank_cd(search, q) AS score
-      FROM memories, (SELECT replace(plainto_tsquery('english', ${query})::text, '&', '|')::tsquery AS q) query
-      WHERE account_id = ${accountId} AND search @@ q ${bySource}
-      ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
-      Effect.map((rows) => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))),
-      Effect.mapError(storeError("text search failed"))
-    )
-  }
 
   const proof = (accountId: string, umoId: string) =>
     Effect.gen(function* () {
@@ -251,7 +228,18 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not read vectors"))
     )
 
-  return MemoryStore.of({ insert, get, vectors, list, remove, searchVector, searchText, proof })
+  return MemoryStore.of({
+    insert,
+    get,
+    getMany,
+    vectors,
+    list,
+    remove,
+    searchVector,
+    searchText,
+    neighbours,
+    proof
+  })
 })
 
 /** The MemoryStore port on an Effect SqlClient; needs the Ledger and the Embedder it pins. */

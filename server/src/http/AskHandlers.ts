@@ -61,7 +61,7 @@ export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
             content: hit.memory.content,
             summary: hit.memory.summary,
             timestamp: hit.memory.timestamp,
-            similarity: hit.score
+            similarity: hit.similarity
           }))
           const answer = cloud
             ? yield* CloudAnswerModel.answer(cloud, endpoints, {

@@ -80,11 +80,10 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
         if (payload.query.length > 2_000)
           return yield* new Unprocessable({ detail: "query is longer than 2,000 characters" })
         const limit = yield* boundedInt("limit", payload.limit, 5, 1, 50)
-        // Up to 1,000 candidates count as matches; the first `limit` are returned.
+        // Every memory the ranking scored counts as a match; the first `limit` are returned.
         const { hits, total } = yield* recall.search(account.account_id, payload.query, {
           limit,
-          source: payload.source,
-          candidates: 1_000
+          source: payload.source
         })
         return yield* envelope({
           results: hits.map((h) => ({

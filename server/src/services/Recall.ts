@@ -1,42 +1,98 @@
 import { Embedder, MemoryStore, type StoredMemory } from "@umo/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { findEntities } from "@umo/plugins/nlp"
+import { Context, Effect, Layer } from "effect"
 import { storeFailure } from "./Memories.js"
+import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
 
 export interface Hit {
   readonly memory: StoredMemory
-  /** Cosine similarity of the memory's best chunk to the query. */
+  /** The ranking score (see Ranking.ts): higher is more relevant; not bounded to [0, 1]. */
   readonly score: number
+  /** Cosine similarity of the memory's best chunk to the query. */
+  readonly similarity: number
 }
 
+export interface SearchOptions {
+  readonly limit: number
+  readonly source?: string | undefined
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6
+
 /**
- * Finds an account's memories for a query: the query's embedding against every chunk vector
- * (best chunk per memory), as the first version of ranking; full text, entities and recency join
- * it in the recall-quality work.
+ * Finds an account's memories for a query. Candidates come from the vector index (nearest
+ * chunks) and from BM25 full text; with their neighbours in their sources' timelines they are
+ * scored on every signal (missing ones computed exactly for those ids) and ranked by Ranking.
  */
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
   const embedder = yield* Embedder
-  const search = (
-    accountId: string,
-    query: string,
-    options: { limit: number; source?: string | undefined; candidates?: number }
-  ) =>
+  const weights = yield* weightsConfig
+
+  const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
+      const pool = Math.max(50, options.limit * 4)
       const [vector] = yield* embedder.embed([query]).pipe(Effect.orDie)
-      const candidates = yield* store
-        .searchVector(accountId, vector!, {
-          limit: options.candidates ?? options.limit,
-          source: options.source
-        })
-        .pipe(Effect.catch(storeFailure))
-      const hits = yield* Effect.forEach(candidates.slice(0, options.limit), (c) =>
-        Effect.map(store.get(accountId, c.umo_id).pipe(Effect.catch(storeFailure)), (m) =>
-          Option.map(m, (memory): Hit => ({ memory, score: Math.round(c.score * 1e6) / 1e6 }))
-        )
+      const [byVector, byText] = yield* Effect.all(
+        [
+          store.searchVector(accountId, vector!, { limit: pool, source: options.source }),
+          store.searchText(accountId, query, { limit: pool, source: options.source })
+        ],
+        { concurrency: "unbounded" }
       )
-      // `total` counts every candidate found (up to `candidates`), for total_count and has_more.
-      return { hits: hits.flatMap((h) => (Option.isSome(h) ? [h.value] : [])), total: candidates.length }
-    })
+      const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
+      if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
+
+      const around = weights.context > 0 ? yield* store.neighbours(accountId, found) : []
+      const ids = [
+        ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
+      ]
+      const similarity = new Map(byVector.map((c) => [c.umo_id, c.score]))
+      const bm25 = new Map(byText.map((c) => [c.umo_id, c.score]))
+      const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
+      const [moreVector, moreText, memories] = yield* Effect.all(
+        [
+          store.searchVector(accountId, vector!, { limit: ids.length, ids: unscored(similarity) }),
+          store.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
+          store.getMany(accountId, ids)
+        ],
+        { concurrency: "unbounded" }
+      )
+      for (const c of moreVector) similarity.set(c.umo_id, c.score)
+      for (const c of moreText) bm25.set(c.umo_id, c.score)
+
+      const now = Date.now()
+      const queryEntities = new Set(
+        findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text))
+      )
+      const signals = new Map<string, Signals>(
+        memories.map((m) => [
+          m.umo_id,
+          {
+            vector: similarity.get(m.umo_id) ?? 0,
+            bm25: bm25.get(m.umo_id) ?? 0,
+            entity: entityOverlap(queryEntities, m.entities),
+            time: Date.parse(m.timestamp)
+          }
+        ])
+      )
+      const scores = withContext(
+        baseScores(signals, weights, now),
+        new Map(around.map((n) => [n.umo_id, n])),
+        weights.context
+      )
+      const byId = new Map(memories.map((m) => [m.umo_id, m]))
+      const ranked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      const hits = ranked.slice(0, options.limit).map(
+        ([id, score]): Hit => ({
+          memory: byId.get(id)!,
+          score: round(score),
+          similarity: round(Math.max(0, similarity.get(id) ?? 0))
+        })
+      )
+      // `total` counts every memory scored for this query, for total_count and has_more.
+      return { hits, total: ranked.length }
+    }).pipe(Effect.catch(storeFailure))
   return { search }
 })
 

@@ -1,9 +1,11 @@
 import { Migrator } from "effect/sql"
 import initial from "./0001_initial.js"
+import timeline from "./0002_timeline.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_timeline": timeline
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })

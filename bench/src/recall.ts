@@ -1,0 +1,250 @@
+/**
+ * Recall quality on LoCoMo (five conversations, ../shared/bench-data/locomo): every turn is
+ * captured through the public HTTP API (batch, one account per conversation), every question is
+ * asked as a search query, and the ranked memories are mapped back to dialogue turns. Reported:
+ * recall@1/5/10/25, hit@k and MRR per category, query latency, a BM25 baseline over the same turns,
+ * and answer quality of `POST /v1/ask` (token F1, gold contained) on categories 1–4.
+ *
+ *   npm run bench:recall                                  # every embedder available, all questions
+ *   npm run bench:recall -- --embedders minilm --conversations conv-26 --no-answers
+ *
+ * The full run writes bench/results/recall.json, bench/results/recall.svg and the table in
+ * bench/README.md; a partial run only prints.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { cpus, totalmem } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { UMOClient } from "@umo/client"
+import * as Bm25 from "./recall/Bm25.js"
+import { categoryNames, dataDir, load, memoryText, type Question, turnTime } from "./recall/LoCoMo.js"
+import {
+  type ByCategory,
+  byCategory,
+  containsGold,
+  ks,
+  percentile,
+  type RankedQuestion,
+  tokenF1
+} from "./recall/Metrics.js"
+import { barChart } from "./support/Chart.js"
+import { startServer } from "./support/LiveServer.js"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const argument = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at < 0 ? undefined : process.argv[at + 1]
+}
+const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
+
+interface EmbedderRun {
+  readonly id: string
+  readonly label: string
+  readonly env: Record<string, string>
+  readonly available: boolean
+}
+
+const transformers = (id: string, label: string, model: string): EmbedderRun => ({
+  id,
+  label,
+  env: { UMO_EMBEDDER: "transformers", UMO_MODELS_DIR: modelsDir, UMO_EMBEDDER_MODEL: model },
+  available: existsSync(join(modelsDir, model, "onnx", "model.onnx"))
+})
+
+const allEmbedders: ReadonlyArray<EmbedderRun> = [
+  { id: "use-lite", label: "USE lite, 512d (default)", env: { UMO_EMBEDDER: "use-lite" }, available: true },
+  transformers("minilm", "all-MiniLM-L6-v2, 384d", "sentence-transformers/all-MiniLM-L6-v2")
+]
+
+const chosen = argument("embedders")?.split(",")
+const embedders = allEmbedders.filter((e) => (chosen ? chosen.includes(e.id) : e.available))
+const conversationsArg = argument("conversations")?.split(",")
+const withAnswers = !process.argv.includes("--no-answers")
+const partial = chosen !== undefined || conversationsArg !== undefined || !withAnswers
+
+const { turns, questions: allQuestions } = load(dataDir(root))
+const conversations = [...new Set(turns.map((t) => t.conv_id))].filter(
+  (c) => !conversationsArg || conversationsArg.includes(c)
+)
+const questions = allQuestions.filter((q) => conversations.includes(q.conv_id) && q.evidence.length > 0)
+const keyOf = (conv: string) => `umo_bench-${conv}-${"0".repeat(24)}`
+const progress = (text: string) => process.stderr.write(`\r${text.padEnd(100)}`)
+
+const round1 = (x: number) => Math.round(x * 10) / 10
+
+/** The BM25 baseline over each conversation's turns. */
+const baseline = (): Array<RankedQuestion> => {
+  const indexes = new Map(
+    conversations.map((conv) => {
+      const own = turns.filter((t) => t.conv_id === conv)
+      return [conv, { ids: own.map((t) => t.dia_id), bm25: Bm25.index(own.map(memoryText)) }] as const
+    })
+  )
+  return questions.map((q) => {
+    const { ids, bm25 } = indexes.get(q.conv_id)!
+    const scores = bm25.score(q.question)
+    const ranked = ids.map((id, i) => ({ id, s: scores[i]! })).sort((a, b) => b.s - a.s)
+    return { category: q.category, evidence: q.evidence, ranked: ranked.slice(0, 50).map((r) => r.id) }
+  })
+}
+
+const runEmbedder = async (embedder: EmbedderRun) => {
+  const keys = Object.fromEntries(conversations.map((c) => [keyOf(c), c]))
+  const server = await startServer(root, keys, embedder.env)
+  try {
+    const clients = new Map(
+      conversations.map((c) => [
+        c,
+        new UMOClient({ baseUrl: server.baseUrl, apiKey: keyOf(c), timeoutMs: 600_000 })
+      ])
+    )
+    const diaOf = new Map<string, string>()
+    const ingestStart = performance.now()
+    for (const conv of conversations) {
+      const own = turns.filter((t) => t.conv_id === conv)
+      for (let i = 0; i < own.length; i += 100) {
+        const slice = own.slice(i, i + 100)
+        const items = slice.map((t) => ({
+          content: memoryText(t),
+          source: `locomo/${conv}`,
+          timestamp: turnTime(t)
+        }))
+        const results = await clients.get(conv)!.batch(items)
+        results.forEach((r, j) => {
+          if (!r.success || !r.umoId) throw new Error(`${conv} ${slice[j]?.dia_id}: ${r.error?.detail}`)
+          diaOf.set(r.umoId, slice[j]!.dia_id)
+        })
+        progress(`${embedder.id}: captured ${diaOf.size} turns`)
+      }
+    }
+    const ingestSeconds = (performance.now() - ingestStart) / 1000
+
+    const latencies: Array<number> = []
+    const ranked: Array<RankedQuestion> = []
+    for (const [i, q] of questions.entries()) {
+      const started = performance.now()
+      const matches = await clients.get(q.conv_id)!.ask(q.question, { limit: 50 })
+      latencies.push(performance.now() - started)
+      ranked.push({
+        category: q.category,
+        evidence: q.evidence,
+        ranked: matches.map((m) => diaOf.get(m.umoId) ?? "?")
+      })
+      if (i % 20 === 0) progress(`${embedder.id}: searched ${i + 1}/${questions.length}`)
+    }
+    latencies.sort((a, b) => a - b)
+
+    const answers = withAnswers ? await answerQuality(embedder, clients) : null
+    return {
+      embedder: embedder.id,
+      label: embedder.label,
+      ingest: {
+        turns: diaOf.size,
+        seconds: round1(ingestSeconds),
+        per_second: round1(diaOf.size / ingestSeconds)
+      },
+      latency_ms: { p50: round1(percentile(latencies, 0.5)), p95: round1(percentile(latencies, 0.95)) },
+      retrieval: byCategory(ranked),
+      answers
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+/** `POST /v1/ask` with the default (extractive) model on categories 1–4, which have gold answers. */
+const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string, UMOClient>) => {
+  const answerable = questions.filter(
+    (q): q is Question & { answer: string | number } => q.category <= 4 && q.answer !== undefined
+  )
+  const rows: Array<{ category: number; f1: number; contains: boolean }> = []
+  for (const [i, q] of answerable.entries()) {
+    const answer = await clients.get(q.conv_id)!.answer(q.question)
+    rows.push({
+      category: q.category,
+      f1: tokenF1(String(q.answer), answer.text),
+      contains: containsGold(String(q.answer), answer.text)
+    })
+    if (i % 20 === 0) progress(`${embedder.id}: answered ${i + 1}/${answerable.length}`)
+  }
+  const summary = (subset: ReadonlyArray<(typeof rows)[number]>) => ({
+    questions: subset.length,
+    f1: round1((100 * subset.reduce((s, r) => s + r.f1, 0)) / Math.max(1, subset.length)),
+    contains_gold: round1((100 * subset.filter((r) => r.contains).length) / Math.max(1, subset.length))
+  })
+  return {
+    model: "umo-extractive",
+    all: summary(rows),
+    ...Object.fromEntries([1, 2, 3, 4].map((c) => [String(c), summary(rows.filter((r) => r.category === c))]))
+  }
+}
+
+const runs = []
+for (const embedder of embedders) runs.push(await runEmbedder(embedder))
+const bm25 = byCategory(baseline())
+process.stderr.write("\n")
+
+const results = {
+  benchmark: "LoCoMo recall (five conversations)",
+  date: new Date().toISOString().slice(0, 10),
+  machine: { cores: cpus().length, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+  data: {
+    conversations,
+    turns: turns.filter((t) => conversations.includes(t.conv_id)).length,
+    questions: questions.length
+  },
+  ranking: "server defaults (server/src/services/Ranking.ts) unless UMO_RANK_* is set",
+  ranking_overrides: Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k.startsWith("UMO_RANK_"))
+  ),
+  bm25_baseline: { parameters: { k1: 1.2, b: 0.75, stop_words: true }, retrieval: bm25 },
+  runs
+}
+
+const row = (name: string, r: ByCategory, extra = "") =>
+  `| ${name} | ${ks.map((k) => r.all.recall[k].toFixed(1)).join(" | ")} | ${r.all.mrr.toFixed(3)} | ${[
+    1, 2, 3, 4, 5
+  ]
+    .map((c) => r[String(c) as keyof ByCategory].recall[5].toFixed(1))
+    .join(" | ")} | ${extra} |`
+const table = [
+  `| retriever | R@1 | R@5 | R@10 | R@25 | MRR | R@5 ${[1, 2, 3, 4, 5].map((c) => categoryNames[c]).join(" | R@5 ")} | query p50 / p95 ms |`,
+  `|---|---|---|---|---|---|---|---|---|---|---|---|`,
+  row("BM25 baseline (same turns)", bm25, "–"),
+  ...runs.map((r) => row(`UMO, ${r.label}`, r.retrieval, `${r.latency_ms.p50} / ${r.latency_ms.p95}`))
+].join("\n")
+const answerTable = [
+  "| embedder | F1 all | contains gold, all | F1 multi-hop | F1 temporal | F1 open-domain | F1 single-hop |",
+  "|---|---|---|---|---|---|---|",
+  ...runs
+    .filter((r) => r.answers)
+    .map((r) => {
+      const a = r.answers!
+      const f1 = (c: string) => (a[c as "all"] as { f1: number }).f1.toFixed(1)
+      return `| ${r.label} | ${f1("all")} | ${a.all.contains_gold.toFixed(1)} | ${f1("1")} | ${f1("2")} | ${f1("3")} | ${f1("4")} |`
+    })
+].join("\n")
+console.log(`${table}\n\n${answerTable}`)
+
+if (!partial) {
+  const out = join(root, "bench", "results")
+  mkdirSync(out, { recursive: true })
+  writeFileSync(join(out, "recall.json"), `${JSON.stringify(results, null, 2)}\n`)
+  const chart = barChart({
+    title: `LoCoMo recall@k, ${questions.length} questions, ${conversations.length} conversations`,
+    yLabel: "recall@k (%)",
+    categories: ks.map((k) => `recall@${k}`),
+    series: [
+      { name: "BM25 baseline", values: ks.map((k) => bm25.all.recall[k]) },
+      ...runs.map((r) => ({ name: `UMO, ${r.label}`, values: ks.map((k) => r.retrieval.all.recall[k]) }))
+    ],
+    yMax: 100,
+    reference: { value: 65, label: "target recall@5 = 65" }
+  })
+  writeFileSync(join(out, "recall.svg"), chart)
+  const readme = join(root, "bench", "README.md")
+  const text = readFileSync(readme, "utf8")
+  const block = `<!-- recall:start -->\n${table}\n\nAnswer quality of \`POST /v1/ask\` (default extractive model), categories 1–4:\n\n${answerTable}\n<!-- recall:end -->`
+  writeFileSync(readme, text.replace(/<!-- recall:start -->[\s\S]*<!-- recall:end -->/, block))
+  console.log("wrote bench/results/recall.json, bench/results/recall.svg and the table in bench/README.md")
+}

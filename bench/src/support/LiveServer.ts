@@ -1,0 +1,82 @@
+/**
+ * Starts the real server (`server/src/main.ts`) as its own process on a free port, with a fresh
+ * data directory, and stops it: benchmarks measure what a user of `npm start` gets.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0))
+    })
+  })
+
+export interface LiveServer {
+  readonly baseUrl: string
+  readonly dataDir: string
+  readonly stop: () => Promise<void>
+}
+
+/** `keys` maps API keys to account names; `env` adds or overrides settings (embedder, weights …). */
+export const startServer = async (
+  root: string,
+  keys: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string>> = {}
+): Promise<LiveServer> => {
+  const dataDir = mkdtempSync(join(tmpdir(), "umo-bench-"))
+  const port = await freePort()
+  let output = ""
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(root, "node_modules/tsx/dist/cli.mjs"), "server/src/main.ts"],
+    {
+      cwd: root,
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "DATABASE_URL")),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        UMO_DATA_DIR: dataDir,
+        UMO_API_KEYS: Object.entries(keys)
+          .map(([key, account]) => `${key}=${account}`)
+          .join(","),
+        UMO_RATE_LIMIT_PER_MINUTE: "100000000",
+        ...env
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000)
+  })
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000)
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve))
+      child.kill("SIGTERM")
+      await exited
+    }
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  const deadline = Date.now() + 180_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`)
+    const healthy = await fetch(`${baseUrl}/health`).then(
+      (r) => r.ok,
+      () => false
+    )
+    if (healthy) return { baseUrl, dataDir, stop }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  await stop()
+  throw new Error(`the server did not become healthy in 180 s:\n${output}`)
+}

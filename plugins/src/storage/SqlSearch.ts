@@ -1,0 +1,100 @@
+import type { Candidate, MemoryStoreShape, Neighbours, SearchOptions } from "@umo/core"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { storeError } from "./SqlFailure.js"
+
+/** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
+const k1 = 1.2
+const b = 0.75
+
+/** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */
+export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
+
+/**
+ * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, and the
+ * memories next to a memory in its source's timeline.
+ */
+export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
+  const onlyIds = (column: string, options: SearchOptions) =>
+    options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
+
+  const searchVector: MemoryStoreShape["searchVector"] = (accountId, vector, options) => {
+    if (options.ids?.length === 0) return Effect.succeed([])
+    const q = vectorText(vector)
+    const bySource =
+      options.source === undefined
+        ? sql``
+        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = c.account_id AND m.umo_id = c.umo_id AND m.source = ${options.source})`
+    const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
+    // The index finds the nearest chunks; the best chunk stands for its memory. Given ids, every
+    // chunk of those memories is scored exactly.
+    const nearest =
+      options.ids === undefined ? sql`ORDER BY ${distance}${q}::vector LIMIT ${options.limit * 4}` : sql``
+    return sql<{ umo_id: string; score: number }>`
+      SELECT umo_id, max(similarity) AS score FROM (
+        SELECT c.umo_id::text AS umo_id, 1 - (${distance}${q}::vector) AS similarity
+        FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}
+        ${nearest}
+      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
+      Effect.map(
+        (rows): ReadonlyArray<Candidate> => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
+      ),
+      Effect.mapError(storeError("vector search failed"))
+    )
+  }
+
+  /**
+   * BM25 over the `english` tsvector of each memory (stemmed, stop words dropped): document
+   * frequencies and the average length come from the account's memories, so a word common in
+   * this account counts for little. Any query term may match.
+   */
+  const searchText: MemoryStoreShape["searchText"] = (accountId, query, options) => {
+    if (options.ids?.length === 0) return Effect.succeed([])
+    const bySource = options.source === undefined ? sql`` : sql`AND m.source = ${options.source}`
+    return sql<{ umo_id: string; score: number }>`
+      WITH terms AS (
+        SELECT DISTINCT lexeme, to_tsquery('simple', quote_literal(lexeme)) AS q
+        FROM unnest(to_tsvector('english', ${query}))
+      ), stats AS (
+        SELECT count(*)::float8 AS n, greatest(avg(length(search)), 1)::float8 AS avgdl
+        FROM memories WHERE account_id = ${accountId}
+      ), df AS (
+        SELECT t.lexeme, (SELECT count(*) FROM memories d WHERE d.account_id = ${accountId} AND d.search @@ t.q)::float8 AS df
+        FROM terms t
+      ), matched AS (
+        SELECT m.umo_id, u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf, length(m.search)::float8 AS dl
+        FROM memories m, unnest(m.search) u
+        WHERE m.account_id = ${accountId} ${bySource} ${onlyIds("m.umo_id", options)}
+          AND m.search @@ (SELECT coalesce(string_agg(q::text, ' | '), '')::tsquery FROM terms)
+          AND u.lexeme IN (SELECT lexeme FROM terms)
+      )
+      SELECT matched.umo_id::text AS umo_id,
+        sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * tf * ${k1 + 1}
+            / (tf + ${k1} * (${1 - b} + ${b} * dl / stats.avgdl))) AS score
+      FROM matched JOIN df USING (lexeme), stats
+      GROUP BY matched.umo_id ORDER BY score DESC, matched.umo_id LIMIT ${options.limit}`.pipe(
+      Effect.map(
+        (rows): ReadonlyArray<Candidate> => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
+      ),
+      Effect.mapError(storeError("text search failed"))
+    )
+  }
+
+  /** For each memory, the one captured just before and just after it with the same source. */
+  const neighbours: MemoryStoreShape["neighbours"] = (accountId, umoIds) => {
+    if (umoIds.length === 0) return Effect.succeed([])
+    const step = (direction: "<" | ">") =>
+      sql.unsafe(`(SELECT p.umo_id::text FROM memories p
+        WHERE p.account_id = m.account_id AND coalesce(p.source, '') = coalesce(m.source, '')
+          AND (p.content_time, p.umo_id) ${direction} (m.content_time, m.umo_id)
+        ORDER BY p.content_time ${direction === "<" ? "DESC" : "ASC"}, p.umo_id ${direction === "<" ? "DESC" : "ASC"} LIMIT 1)`)
+    return sql<{ umo_id: string; previous: string | null; next: string | null }>`
+      SELECT m.umo_id::text AS umo_id, ${step("<")} AS previous, ${step(">")} AS next
+      FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
+      Effect.map((rows): ReadonlyArray<Neighbours> => rows),
+      Effect.mapError(storeError("could not read neighbouring memories"))
+    )
+  }
+
+  return { searchVector, searchText, neighbours }
+}
