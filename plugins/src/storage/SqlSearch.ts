@@ -52,13 +52,13 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const bySource = options.source === undefined ? sql`` : sql`AND m.source = ${options.source}`
     return sql<{ umo_id: string; score: number }>`
-      WITH terms AS (
+      WITH terms AS MATERIALIZED (
         SELECT DISTINCT lexeme, to_tsquery('simple', quote_literal(lexeme)) AS q
         FROM unnest(to_tsvector('english', ${query}))
-      ), stats AS (
+      ), stats AS MATERIALIZED (
         SELECT count(*)::float8 AS n, greatest(avg(length(search)), 1)::float8 AS avgdl
         FROM memories WHERE account_id = ${accountId}
-      ), df AS (
+      ), df AS MATERIALIZED (
         SELECT t.lexeme, (SELECT count(*) FROM memories d WHERE d.account_id = ${accountId} AND d.search @@ t.q)::float8 AS df
         FROM terms t
       ), matched AS (
