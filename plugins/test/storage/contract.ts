@@ -207,6 +207,51 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         })
       )
 
+      it.effect(
+        "ranks text by BM25, scores given ids exactly, reads many and finds timeline neighbours",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* MemoryStore
+            const account = yield* newAccount("ranking")
+            const all = pool.map((_, i) => umo(i))
+            for (const u of all) yield* store.insert(account, u)
+            const id = (i: number) => all[i]!.umo_id
+            // "million" is in two memories, "Austen" in one: the rarer word weighs more.
+            const byText = yield* store.searchText(account, "Austen million", { limit: 5 })
+            expect(byText.map((c) => c.umo_id)).toEqual([
+              id(5),
+              ...[id(3), id(4)].filter((x) => byText.some((c) => c.umo_id === x))
+            ])
+            expect(byText.length).toBe(3)
+            const onlyTwo = yield* store.searchText(account, "Austen million", {
+              limit: 5,
+              ids: [id(3), id(6)]
+            })
+            expect(onlyTwo.map((c) => c.umo_id)).toEqual([id(3)])
+            const exact = yield* store.searchVector(account, all[4]!.embedding.chunks[0]!.vector, {
+              limit: 5,
+              ids: [id(0), id(4)]
+            })
+            expect(exact.map((c) => c.umo_id)).toEqual([id(4), id(0)])
+            expect(exact[0]!.score).toBeCloseTo(1, 5)
+            expect(
+              yield* store.searchVector(account, all[4]!.embedding.chunks[0]!.vector, { limit: 5, ids: [] })
+            ).toEqual([])
+
+            const many = yield* store.getMany(account, [id(1), id(2), crypto.randomUUID()])
+            expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
+            expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
+
+            // Sources alternate (notes, chat, …): each memory's neighbours are the adjacent ones of its source.
+            const around = yield* store.neighbours(account, [id(0), id(2), id(3), id(6)])
+            const of = (i: number) => around.find((n) => n.umo_id === id(i))
+            expect(of(0)).toEqual({ umo_id: id(0), previous: null, next: id(2) })
+            expect(of(2)).toEqual({ umo_id: id(2), previous: id(0), next: id(4) })
+            expect(of(3)).toEqual({ umo_id: id(3), previous: id(1), next: id(5) })
+            expect(of(6)).toEqual({ umo_id: id(6), previous: id(4), next: null })
+          })
+      )
+
       it.effect("creates accounts, adds keys, finds them by hash and revokes them", () =>
         Effect.gen(function* () {
           const accounts = yield* AccountStore
