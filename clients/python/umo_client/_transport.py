@@ -79,7 +79,7 @@ class Transport:
 
 def _backoff(attempt: int, cap: float) -> float:
     """Exponential backoff with full jitter: up to 0.5 s, 1 s, 2 s, … (capped)."""
-    return random.random() * min(cap, 0.5 * 2**attempt)
+    return random.random() * min(cap, 0.5 * 2.0**attempt)
 
 
 def _parse(data: bytes) -> Any:
@@ -94,17 +94,17 @@ def _parse(data: bytes) -> Any:
 def _unwrap(body: Any) -> Raw:
     if not isinstance(body, dict):
         return {}
-    if body.get("status") == "success" and isinstance(body.get("data"), dict):
-        return body["data"]
+    data = body.get("data")
+    if body.get("status") == "success" and isinstance(data, dict):
+        return data
     return body
 
 
 def _detail(body: Any) -> str | None:
     if isinstance(body, str):
         return body[:500] or None
-    if isinstance(body, dict) and isinstance(body.get("detail"), str):
-        return body["detail"]
-    return None
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return detail if isinstance(detail, str) else None
 
 
 def multipart(fields: Mapping[str, str], file_field: str, filename: str, data: bytes, media_type: str) -> tuple[bytes, str]:

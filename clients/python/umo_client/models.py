@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional
 
 Raw = Mapping[str, Any]
@@ -114,31 +114,21 @@ class Captured:
 
 
 @dataclass(frozen=True)
-class Uploaded:
+class Uploaded(Captured):
     """What ``upload`` returns: the capture, the detected format and the extracted text's length."""
 
-    umo_id: str
-    summary: str
-    quality_score: float
-    created_at: str
-    content_hash: str
-    receipt: str
-    format: str
-    characters: int
-    raw: Raw = field(repr=False, compare=False)
+    summary: str = ""
+    format: str = ""
+    characters: int = 0
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Uploaded:
+        captured = Captured.from_raw(raw)
         return cls(
-            umo_id=str(raw.get("umo_id", "")),
+            **{f.name: getattr(captured, f.name) for f in fields(Captured)},
             summary=str(raw.get("summary", "")),
-            quality_score=float(raw.get("quality_score", 0)),
-            created_at=str(raw.get("created_at", "")),
-            content_hash=str(raw.get("content_hash", "")),
-            receipt=str(raw.get("receipt", "")),
             format=str(raw.get("format", "")),
             characters=int(raw.get("characters", 0)),
-            raw=raw,
         )
 
 

@@ -109,4 +109,4 @@ def verify_receipt(receipt: str, public_key: Mapping[str, Any]) -> dict[str, Any
         raise VerificationError("not a UMO capture or deletion receipt")
     if not verify_entry(entry, public_key):
         raise VerificationError("the chain entry inside the receipt does not verify")
-    return claims
+    return dict(claims)
