@@ -27,15 +27,55 @@ interface Candidate {
 const relativeDate =
   /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall|autumn)|this (?:week|month|year|morning|weekend)|next (?:week|month|year)|\d+ (?:days|weeks|months|years) ago)\b/i
 
+const months = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December"
+]
+
+/** "2023-05-07…" → "7 May 2023". */
+const readableDate = (iso: string) =>
+  `${Number(iso.slice(8, 10))} ${months[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`
+
 /** "yesterday" in a memory written on 8 May 2023 is 7 May 2023: resolve it against the memory's time. */
-const resolveRelativeDates = (sentence: string, timestamp: string): string => {
-  if (!relativeDate.test(sentence)) return sentence
+const resolveRelativeDate = (sentence: string, timestamp: string): string | undefined => {
+  if (!relativeDate.test(sentence)) return undefined
   const doc = compromise(sentence) as unknown as {
     dates: (o: object) => { json: () => Array<{ text: string; dates?: { start?: string } }> }
   }
   const found = doc.dates({ today: timestamp.slice(0, 10) }).json()
-  const resolved = found.find((d) => relativeDate.test(d.text) && d.dates?.start)
-  return resolved ? `${sentence} (${resolved.dates!.start!.slice(0, 10)})` : sentence
+  const start = found.find((d) => relativeDate.test(d.text) && d.dates?.start)?.dates?.start
+  return start ? readableDate(start) : undefined
+}
+
+/**
+ * The short answer a sentence gives to a question of this type: for "when", the date it names
+ * (relative dates resolved) or else the day the memory was written; for "where", "who" and "how
+ * many", the first entity of the wanted kind that the question does not already name.
+ */
+const shortAnswer = (type: string, candidate: Candidate, question: string): string | undefined => {
+  const { text, context } = candidate
+  if (type === "temporal") {
+    const relative = resolveRelativeDate(text, context.timestamp)
+    if (relative) return relative
+    const date = findEntities(text, context.timestamp).find((e) => e.type === "DATE" || e.type === "TIME")
+    return date ? date.text : readableDate(context.timestamp)
+  }
+  const wanted = wantedEntityTypes[type as keyof typeof wantedEntityTypes]
+  if (wanted.length === 0) return undefined
+  const asked = question.toLowerCase()
+  return findEntities(text, context.timestamp).find(
+    (e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase())
+  )?.text
 }
 
 /**
@@ -43,7 +83,8 @@ const resolveRelativeDates = (sentence: string, timestamp: string): string => {
  * scores every sentence of the retrieved memories by the question words it shares (weighted by
  * how close its memory is) and by whether it holds the kind of entity asked for (a LOCATION for
  * "where", a DATE for "when"), and answers with the best sentences, each marked `[n]` for its
- * memory. Relative dates are resolved against the memory's own time.
+ * memory, led by the short answer when the question asks for a date, place, person or number
+ * (relative dates resolved against the memory's own time).
  */
 export const answer = (request: AnswerRequest): Answer => {
   const type = questionType(request.question)
@@ -82,11 +123,10 @@ export const answer = (request: AnswerRequest): Answer => {
       citations.set(c.context.index, citationOf(c.context, c.text))
     }
   }
-  const body = chosen
-    .map(
-      (c) => `${resolveRelativeDates(c.text, c.context.timestamp).replace(/\s*$/, "")} [${c.context.index}]`
-    )
-    .join(" ")
+  // The short answer first when the question asks for one, then the sentence it comes from.
+  const lead = shortAnswer(type, chosen[0]!, request.question)
+  const quoted = chosen.map((c) => `${c.text.replace(/\s*$/, "")} [${c.context.index}]`).join(" ")
+  const body = lead === undefined ? quoted : `${lead}: ${quoted}`
   return {
     answer: body,
     citations: [...citations.values()].sort((a, b) => a.index - b.index),

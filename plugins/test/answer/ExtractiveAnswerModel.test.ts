@@ -39,7 +39,7 @@ describe("the extractive answer model", () => {
         context(2, "Pierre and Marie Curie shared the Nobel Prize.")
       ]
     })
-    expect(answer.answer).toBe("She worked in Paris for decades. [1]")
+    expect(answer.answer).toBe("Paris: She worked in Paris for decades. [1]")
     expect(answer.citations).toEqual([
       expect.objectContaining({ index: 1, snippet: "She worked in Paris for decades." })
     ])
@@ -50,8 +50,13 @@ describe("the extractive answer model", () => {
       question: "When did I go hiking?",
       contexts: [context(1, "I went hiking yesterday with my brother.", "2023-05-08T13:56:00.000Z")]
     })
-    expect(answer.answer).toContain("(2023-05-07)")
+    expect(answer.answer).toBe("7 May 2023: I went hiking yesterday with my brother. [1]")
     expect(answer.question_type).toBe("temporal")
+    const undated = ExtractiveAnswerModel.answer({
+      question: "When did I buy the red bike?",
+      contexts: [context(1, "I bought the red bike from a neighbour.", "2024-02-29T09:00:00.000Z")]
+    })
+    expect(undated.answer).toBe("29 February 2024: I bought the red bike from a neighbour. [1]")
   })
 
   it("answers no_context when no sentence shares anything with the question", () => {
