@@ -16,8 +16,9 @@ const xmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt
 
 export const barChart = (chart: BarChart): string => {
   const width = 760
-  const height = 380
-  const margin = { top: 48, right: 20, bottom: 70, left: 56 }
+  const legendRows = Math.ceil(chart.series.length / 2)
+  const height = 340 + legendRows * 18
+  const margin = { top: 48, right: 20, bottom: 40 + legendRows * 18, left: 56 }
   const plotW = width - margin.left - margin.right
   const plotH = height - margin.top - margin.bottom
   const largest = Math.max(...chart.series.flatMap((s) => s.values), chart.reference?.value ?? 0)
@@ -61,8 +62,9 @@ export const barChart = (chart: BarChart): string => {
     )
   }
   chart.series.forEach((series, s) => {
-    const x = margin.left + s * 180
-    const ly = height - 22
+    // Two legend entries a row: the names are long.
+    const x = margin.left + (s % 2) * 340
+    const ly = height - 12 - (legendRows - 1 - Math.floor(s / 2)) * 18
     parts.push(
       `<rect x="${x}" y="${ly - 10}" width="12" height="12" fill="${palette[s % palette.length]}"/>`,
       `<text x="${x + 17}" y="${ly}">${xmlText(series.name)}</text>`
