@@ -5,7 +5,7 @@
  * the pipeline on this machine, since every memory must be embedded.
  *
  *   npm run bench:capture                 # 1,600 texts a mode, PGlite
- *   npm run bench:capture -- --quick      # 64 texts a mode
+ *   npm run bench:capture -- --quick      # 48 texts a mode
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:capture   # PostgreSQL too (a fresh database)
  *
  * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
@@ -21,10 +21,11 @@ import { barChart } from "./support/Chart.js"
 import { turnTexts } from "./support/Corpus.js"
 import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
+import { writeReadmeSection } from "./support/Readme.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const quick = process.argv.includes("--quick")
-const perMode = quick ? 64 : 1_600
+const perMode = quick ? 48 : 1_600
 const concurrency = [1, 4, 16] as const
 const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
 const round1 = (x: number) => Math.round(x * 10) / 10
@@ -178,4 +179,12 @@ writeFileSync(
     reference: { value: raw.per_second, label: `raw embedder ${raw.per_second}/s` }
   })
 )
-console.log(`wrote bench/results/${name}.json and ${name}.svg`)
+if (!quick)
+  writeReadmeSection(
+    root,
+    "capture",
+    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memory_gb} GB, Node ${results.machine.node}; ${results.machine.date}.\n\n${table}`
+  )
+console.log(
+  `wrote bench/results/${name}.json and ${name}.svg${quick ? "" : " and the table in bench/README.md"}`
+)

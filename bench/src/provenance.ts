@@ -3,7 +3,7 @@
  * chain grows from 1,000 to 100,000 entries, next to a full chain audit (which is linear).
  *
  *   npm run bench:provenance            # 1k and 100k entries, PGlite (and PostgreSQL if DATABASE_URL)
- *   npm run bench:provenance -- --quick # 1k and 10k
+ *   npm run bench:provenance -- --quick # 500 and 2,000
  *
  * Filler entries are appended through the real Ledger (signed, checkpointed), in transactions of
  * 1,000 to keep set-up time down; the measured memories are captured through the real pipeline.
@@ -14,9 +14,10 @@ import { AccountStore, Ledger, MemoryStore, Pipeline, verifyEntry } from "@umo/c
 import { Database, defaultPlugins, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { barChart } from "./support/Chart.js"
 
 const quick = process.argv.includes("--quick")
-const sizes = quick ? [1_000, 10_000] : [1_000, 100_000]
+const sizes = quick ? [500, 2_000] : [1_000, 100_000]
 const samples = 200
 
 const hex = () => randomBytes(32).toString("hex")
@@ -139,6 +140,17 @@ const report = {
 }
 mkdirSync("bench/results", { recursive: true })
 writeFileSync(`bench/results/provenance${quick ? "-quick" : ""}.json`, `${JSON.stringify(report, null, 2)}\n`)
+writeFileSync(
+  `bench/results/provenance${quick ? "-quick" : ""}.svg`,
+  barChart({
+    title: "Proof latency of the latest memory, p50 (ms), by chain length",
+    yLabel: "ms",
+    categories: results.map((r) => `${r["database"]} ${(r["entries"] as number).toLocaleString("en")}`),
+    series: [
+      { name: "proof p50", values: results.map((r) => (r["proof_latest"] as { p50_ms: number }).p50_ms) }
+    ]
+  })
+)
 console.log(
   [
     "| database | entries | proof, latest memory p50 / p95 ms | proof, oldest memory p50 / p95 ms | full audit ms |",

@@ -11,8 +11,7 @@
  * The full run writes bench/results/recall.json, bench/results/recall.svg and the table in
  * bench/README.md; a partial run only prints.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { UMOClient } from "@umo/client"
@@ -29,6 +28,8 @@ import {
 } from "./recall/Metrics.js"
 import { barChart } from "./support/Chart.js"
 import { startServer } from "./support/LiveServer.js"
+import { machine } from "./support/Machine.js"
+import { writeReadmeSection } from "./support/Readme.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const argument = (name: string) => {
@@ -188,7 +189,7 @@ process.stderr.write("\n")
 const results = {
   benchmark: "LoCoMo recall (five conversations)",
   date: new Date().toISOString().slice(0, 10),
-  machine: { cores: cpus().length, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: machine(),
   data: {
     conversations,
     turns: turns.filter((t) => conversations.includes(t.conv_id)).length,
@@ -243,9 +244,10 @@ if (!partial) {
     reference: { value: 65, label: "target recall@5 = 65" }
   })
   writeFileSync(join(out, "recall.svg"), chart)
-  const readme = join(root, "bench", "README.md")
-  const text = readFileSync(readme, "utf8")
-  const block = `<!-- recall:start -->\n${table}\n\nAnswer quality of \`POST /v1/ask\` (default extractive model), categories 1–4:\n\n${answerTable}\n<!-- recall:end -->`
-  writeFileSync(readme, text.replace(/<!-- recall:start -->[\s\S]*<!-- recall:end -->/, block))
+  writeReadmeSection(
+    root,
+    "recall",
+    `${table}\n\nAnswer quality of \`POST /v1/ask\` (default extractive model), categories 1–4:\n\n${answerTable}`
+  )
   console.log("wrote bench/results/recall.json, bench/results/recall.svg and the table in bench/README.md")
 }

@@ -3,7 +3,7 @@
  * data directory, and stops it: benchmarks measure what a user of `npm start` gets.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -21,16 +21,27 @@ const freePort = () =>
 export interface LiveServer {
   readonly baseUrl: string
   readonly dataDir: string
+  /** From spawning the process to its first healthy answer. */
+  readonly startupMs: number
+  /** The server's resident memory now, in MB (Linux /proc). */
+  readonly rssMb: () => number
   readonly stop: () => Promise<void>
+}
+
+/** Where the server keeps its data: a fresh temporary directory, unless given (and then kept). */
+export interface StartOptions {
+  readonly dataDir?: string
 }
 
 /** `keys` maps API keys to account names; `env` adds or overrides settings (embedder, weights …). */
 export const startServer = async (
   root: string,
   keys: Readonly<Record<string, string>>,
-  env: Readonly<Record<string, string>> = {}
+  env: Readonly<Record<string, string>> = {},
+  options: StartOptions = {}
 ): Promise<LiveServer> => {
-  const dataDir = mkdtempSync(join(tmpdir(), "umo-bench-"))
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "umo-bench-"))
+  const spawned = performance.now()
   const port = await freePort()
   let output = ""
   const child: ChildProcess = spawn(
@@ -65,7 +76,11 @@ export const startServer = async (
       child.kill("SIGTERM")
       await exited
     }
-    rmSync(dataDir, { recursive: true, force: true })
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
+  }
+  const rssMb = () => {
+    const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
   }
   const deadline = Date.now() + 180_000
   while (Date.now() < deadline) {
@@ -74,7 +89,7 @@ export const startServer = async (
       (r) => r.ok,
       () => false
     )
-    if (healthy) return { baseUrl, dataDir, stop }
+    if (healthy) return { baseUrl, dataDir, startupMs: Math.round(performance.now() - spawned), rssMb, stop }
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   await stop()

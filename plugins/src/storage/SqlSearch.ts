@@ -30,12 +30,25 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
     // chunk of those memories is scored exactly.
     const nearest =
       options.ids === undefined ? sql`ORDER BY ${distance}${q}::vector LIMIT ${options.limit * 4}` : sql``
-    return sql<{ umo_id: string; score: number }>`
+    const query = sql<{ umo_id: string; score: number }>`
       SELECT umo_id, max(similarity) AS score FROM (
         SELECT c.umo_id::text AS umo_id, 1 - (${distance}${q}::vector) AS similarity
         FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}
         ${nearest}
-      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`.pipe(
+      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`
+    // HNSW returns at most ef_search rows (default 40), and rows of other accounts or sources are
+    // filtered out after the scan: ask for enough, and let pgvector's iterative scan go on until
+    // the LIMIT is met (order is restored by the outer ORDER BY).
+    const searched =
+      options.ids === undefined
+        ? sql.withTransaction(
+            Effect.andThen(
+              sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(40, options.limit * 4))}`),
+              Effect.andThen(sql.unsafe("SET LOCAL hnsw.iterative_scan = relaxed_order"), query)
+            )
+          )
+        : query
+    return searched.pipe(
       Effect.map(
         (rows): ReadonlyArray<Candidate> => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
       ),

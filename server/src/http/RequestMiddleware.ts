@@ -53,7 +53,8 @@ const rateHeaders = (decision: RateDecision): Record<string, string> => ({
 /**
  * Wraps every request: gives it an id (the caller's `X-Request-Id` when well-formed, else a new
  * one) and echoes it; applies the caller's rate limit (429 with `Retry-After` and `RateLimit-*`
- * headers); makes every error a JSON `{detail}`; and writes one JSON log line per request (id,
+ * headers); makes every error a JSON `{detail}`; reports its time in `Server-Timing`; and writes
+ * one JSON log line per request (id,
  * method, path, status, duration; never a key). Response changes happen in a pre-response
  * handler, since the platform writes the handler's response before middleware sees it.
  */
@@ -66,8 +67,11 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const started = performance.now()
     const decision = yield* limiter.take(callerOf(request))
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
+      const durationMs = Math.round((performance.now() - started) * 10) / 10
       const final = HttpServerResponse.setHeaders(asProblem(response, requestId), {
         "x-request-id": requestId,
+        // The time the server spent on the request (W3C Server Timing), for clients and benchmarks.
+        "server-timing": `app;dur=${durationMs}`,
         ...rateHeaders(decision)
       })
       return Effect.as(
@@ -77,7 +81,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
             method: request.method,
             path: request.url.split("?")[0],
             status: final.status,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10
+            duration_ms: durationMs
           })
         ),
         final

@@ -35,6 +35,7 @@ describe("system", () => {
         expect(response.status).toBe(404)
         expect(yield* response.json).toEqual({ detail: expect.any(String) })
         expect(response.headers["x-request-id"]).toMatch(/^req_/)
+        expect(response.headers["server-timing"]).toMatch(/^app;dur=\d+(\.\d)?$/)
       })
     )
   })

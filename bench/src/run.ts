@@ -1,0 +1,34 @@
+/**
+ * `npm run bench`: every benchmark in turn — capture throughput, search latency at scale,
+ * provenance cost — each writing bench/results/*.json, an SVG chart and (full runs) its table in
+ * bench/README.md. `npm run bench -- --quick` runs small versions of all three in about two
+ * minutes and leaves the committed results alone. Set UMO_BENCH_DATABASE_URL (a fresh PostgreSQL
+ * database with pgvector) to measure PostgreSQL too. The LoCoMo recall benchmark is separate:
+ * `npm run bench:recall`.
+ */
+import { spawnSync } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const quick = process.argv.includes("--quick")
+const benches = ["capture", "search", "provenance"]
+const started = performance.now()
+
+for (const [i, bench] of benches.entries()) {
+  console.log(`\n== ${i + 1}/${benches.length} ${bench}${quick ? " (quick)" : ""}`)
+  const run = spawnSync(
+    process.execPath,
+    [
+      join(root, "node_modules/tsx/dist/cli.mjs"),
+      join(root, "bench", "src", `${bench}.ts`),
+      ...(quick ? ["--quick"] : [])
+    ],
+    { cwd: root, stdio: "inherit", env: process.env }
+  )
+  if (run.status !== 0) {
+    console.error(`bench: ${bench} failed (exit ${run.status})`)
+    process.exit(1)
+  }
+}
+console.log(`\nbench: done in ${Math.round((performance.now() - started) / 1000)} s`)

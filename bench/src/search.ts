@@ -1,0 +1,297 @@
+/**
+ * Search latency at scale: p50 / p95 / p99, server-side (`Server-Timing`) and end to end, with
+ * 1k, 10k and 100k memories in one account, on PGlite and PostgreSQL; HNSW recall@10 against an
+ * exact scan; the server's memory and the database's size; start-up time.
+ *
+ *   npm run bench:search                               # 1k, 10k, 100k on PGlite
+ *   npm run bench:search -- --sizes 1000,10000         # chosen sizes
+ *   npm run bench:search -- --quick                    # 1k
+ *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:search   # PostgreSQL too (a fresh database)
+ *
+ * The corpus is synthetic but made of real embeddings: every LoCoMo turn is embedded once with the
+ * server's embedder (cached in .cache/bench), and memory i joins two turns drawn with a seeded
+ * generator — its text is theirs, its vector the normalised sum of theirs. Memories go through
+ * the real pipeline (NLP, hashes) and the real store (signed chain), with that embedder standing
+ * in for the model; queries are LoCoMo questions, embedded by the real model in the server.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { AccountStore, Embedder, MemoryStore, makeEmbedder, Pipeline } from "@umo/core"
+import { Database, defaultPlugins, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
+import { Effect, Layer, Result } from "effect"
+import { SqlClient } from "effect/sql"
+import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
+import { percentile } from "./recall/Metrics.js"
+import { barChart } from "./support/Chart.js"
+import { seeded } from "./support/Corpus.js"
+import { startServer } from "./support/LiveServer.js"
+import { machine } from "./support/Machine.js"
+import { writeReadmeSection } from "./support/Readme.js"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const argument = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at < 0 ? undefined : process.argv[at + 1]
+}
+const quick = process.argv.includes("--quick")
+const sizes = (
+  argument("sizes")?.split(",").map(Number) ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
+).sort((a, b) => a - b)
+const queriesPerSize = quick ? 50 : 200
+const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
+const round1 = (x: number) => Math.round(x * 10) / 10
+const apiKey = `umo_bench-search-${"0".repeat(24)}`
+
+const { turns: allTurns, questions } = load(dataDir(root))
+// Quick runs draw from the first 300 turns, so a fresh clone embeds 300 texts, not 2,760.
+const turns = quick ? allTurns.slice(0, 300) : allTurns
+const turnTexts = turns.map(memoryText)
+
+const sampleRandom = seeded(11)
+const sampleQuestions = Array.from(
+  { length: queriesPerSize },
+  () => questions[Math.floor(sampleRandom() * questions.length)]!.question
+)
+
+/** Every turn embedded once by the server's embedder (cached by model id), and the sample questions. */
+const baseVectors = await Effect.runPromise(
+  Effect.gen(function* () {
+    const embedder = yield* Embedder
+    const cache = join(
+      root,
+      ".cache",
+      "bench",
+      `${embedder.model.id.replace(/\W+/g, "_")}-${turns.length}.json`
+    )
+    if (!existsSync(cache)) {
+      progress(`search: embedding ${turnTexts.length} turns with ${embedder.model.id} (once; cached)`)
+      const vectors = (yield* embedder.embed(turnTexts)).map((v) => Array.from(v, (x) => Math.fround(x)))
+      mkdirSync(dirname(cache), { recursive: true })
+      writeFileSync(cache, JSON.stringify(vectors))
+    }
+    const questionVectors = yield* embedder.embed(sampleQuestions)
+    return {
+      model: embedder.model,
+      vectors: JSON.parse(readFileSync(cache, "utf8")) as Array<Array<number>>,
+      sample: sampleQuestions.map((question, i) => ({ question, vector: questionVectors[i]! }))
+    }
+  }).pipe(Effect.provide(EmbedderChoice.layerConfig))
+)
+const dims = baseVectors.model.dimensions
+
+/** Memory i: two turns drawn by a seeded generator; text and vector from both. */
+const random = seeded(7)
+const corpus: Array<{ text: string; vector: Float32Array }> = []
+const synthesize = (count: number) => {
+  while (corpus.length < count) {
+    const a = Math.floor(random() * turns.length)
+    const b = Math.floor(random() * turns.length)
+    const vector = new Float32Array(dims)
+    for (let d = 0; d < dims; d++) vector[d] = baseVectors.vectors[a]![d]! + baseVectors.vectors[b]![d]!
+    const norm = Math.hypot(...vector)
+    for (let d = 0; d < dims; d++) vector[d]! /= norm
+    corpus.push({ text: `${turnTexts[a]} ${turnTexts[b]}`, vector })
+  }
+}
+
+/** The real model's id and size, with the corpus's vectors: the server accepts the store it fills. */
+const corpusEmbedder = Layer.succeed(Embedder)(
+  makeEmbedder({
+    model: baseVectors.model,
+    batchSize: 512,
+    embedBatch: (texts) => {
+      const byText = new Map(corpus.map((m) => [m.text, m.vector]))
+      return Effect.succeed(
+        texts.map((t) => Array.from(byText.get(t) ?? new Float32Array(dims).fill(1 / Math.sqrt(dims))))
+      )
+    }
+  })
+)
+
+const storage = (database: Layer.Layer<SqlClient.SqlClient, unknown>, keyDir: string) =>
+  StorageStack.layer({
+    database,
+    signingKey: SigningKey.layer({ dataDir: keyDir }),
+    embedder: corpusEmbedder
+  })
+
+/** Adds memories up to `size` to the account, then measures HNSW recall@10 against an exact scan. */
+const grow = (
+  from: number,
+  size: number,
+  sample: ReadonlyArray<{ question: string; vector: ReadonlyArray<number> }>
+) =>
+  Effect.gen(function* () {
+    const store = yield* MemoryStore
+    const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench")
+    const pipeline = Pipeline.make(defaultPlugins())
+    for (let i = from; i < size; i += 500) {
+      const texts = corpus
+        .slice(i, Math.min(size, i + 500))
+        .map((m) => ({ content: m.text, source: "bench" }))
+      for (const result of yield* pipeline.processMany(texts)) {
+        if (Result.isFailure(result)) return yield* Effect.die(result.failure)
+        yield* store.insert(account_id, result.success)
+      }
+      progress(`search: loaded ${Math.min(size, i + 500).toLocaleString("en")} memories`)
+    }
+    let found = 0
+    for (const q of sample) {
+      const approximate = new Set(
+        (yield* store.searchVector(account_id, q.vector, { limit: 10 })).map((c) => c.umo_id)
+      )
+      const exact = yield* exactTop10(q.vector, size)
+      found += exact.filter((id) => approximate.has(id)).length
+    }
+    const sql = yield* SqlClient.SqlClient
+    const [bytes] = yield* sql<{ size: string }>`SELECT pg_database_size(current_database())::text AS size`
+    return {
+      hnsw_recall_at_10: Math.round((1000 * found) / (10 * sample.length)) / 1000,
+      database_mb: Math.round(Number(bytes?.size ?? 0) / 2 ** 20)
+    }
+  })
+
+// Exact neighbours need the stored ids: read them once per size, in capture order.
+let storedIds: Array<string> = []
+const exactTop10 = (query: ReadonlyArray<number>, size: number) =>
+  Effect.gen(function* () {
+    if (storedIds.length < size) {
+      const sql = yield* SqlClient.SqlClient
+      storedIds = (yield* sql<{
+        id: string
+      }>`SELECT umo_id::text AS id FROM memories ORDER BY content_time, umo_id`).map((r) => r.id)
+    }
+    const scored = corpus.slice(0, size).map((m, i) => {
+      let s = 0
+      for (let d = 0; d < dims; d++) s += m.vector[d]! * query[d]!
+      return { id: storedIds[i]!, s }
+    })
+    return scored
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 10)
+      .map((x) => x.id)
+  })
+
+/** Search through the API: end-to-end time at the client, server time from `Server-Timing`. */
+const measure = async (baseUrl: string) => {
+  const endToEnd: Array<number> = []
+  const server: Array<number> = []
+  for (const question of ["warm-up", ...sampleQuestions]) {
+    const started = performance.now()
+    const response = await fetch(`${baseUrl}/v1/memories/query`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: question, limit: 10 })
+    })
+    await response.json()
+    if (!response.ok) throw new Error(`search answered ${response.status}`)
+    if (question === "warm-up") continue
+    endToEnd.push(performance.now() - started)
+    server.push(Number(/dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN))
+  }
+  const stats = (xs: Array<number>) => {
+    const sorted = [...xs].sort((a, b) => a - b)
+    return {
+      p50: round1(percentile(sorted, 0.5)),
+      p95: round1(percentile(sorted, 0.95)),
+      p99: round1(percentile(sorted, 0.99))
+    }
+  }
+  return { end_to_end_ms: stats(endToEnd), server_ms: stats(server) }
+}
+
+const databases: Array<{
+  name: string
+  database: (dir: string) => Layer.Layer<SqlClient.SqlClient, unknown>
+  env: Record<string, string>
+}> = [{ name: "PGlite", database: (dir) => Database.pglite({ dataDir: join(dir, "pglite") }), env: {} }]
+const pgUrl = process.env.UMO_BENCH_DATABASE_URL
+if (pgUrl)
+  databases.push({
+    name: "PostgreSQL",
+    database: () => Database.postgres(pgUrl),
+    env: { DATABASE_URL: pgUrl }
+  })
+
+const rows: Array<Record<string, unknown>> = []
+for (const db of databases) {
+  const dir = mkdtempSync(join(tmpdir(), "umo-bench-search-"))
+  storedIds = []
+  let loaded = 0
+  for (const size of sizes) {
+    synthesize(size)
+    const started = performance.now()
+    const grown = await Effect.runPromise(
+      grow(loaded, size, baseVectors.sample).pipe(Effect.provide(storage(db.database(dir), dir)))
+    )
+    const loadSeconds = round1((performance.now() - started) / 1000)
+    loaded = size
+    progress(`search: ${db.name}, ${size.toLocaleString("en")} memories: querying`)
+    const server = await startServer(root, { [apiKey]: "search-bench" }, db.env, { dataDir: dir })
+    try {
+      const latency = await measure(server.baseUrl)
+      rows.push({
+        database: db.name,
+        memories: size,
+        ...latency,
+        ...grown,
+        server_rss_mb: server.rssMb(),
+        startup_ms: server.startupMs,
+        load_seconds: loadSeconds
+      })
+    } finally {
+      await server.stop()
+    }
+  }
+  rmSync(dir, { recursive: true, force: true })
+}
+process.stderr.write("\n")
+
+const table = [
+  "| database | memories | end-to-end p50 / p95 / p99 ms | server p50 / p95 / p99 ms | HNSW recall@10 | server RSS MB | database MB | start-up ms |",
+  "|---|---|---|---|---|---|---|---|",
+  ...rows.map((r) => {
+    const e = r.end_to_end_ms as { p50: number; p95: number; p99: number }
+    const s = r.server_ms as { p50: number; p95: number; p99: number }
+    return `| ${r.database} | ${(r.memories as number).toLocaleString("en")} | ${e.p50} / ${e.p95} / ${e.p99} | ${s.p50} / ${s.p95} / ${s.p99} | ${r.hnsw_recall_at_10} | ${r.server_rss_mb} | ${r.database_mb} | ${r.startup_ms} |`
+  })
+].join("\n")
+console.log(table)
+const results = {
+  benchmark: "search latency at scale",
+  machine: machine(),
+  quick,
+  embedder: baseVectors.model.id,
+  queries_per_size: queriesPerSize,
+  runs: rows
+}
+const out = join(root, "bench", "results")
+mkdirSync(out, { recursive: true })
+const name = quick ? "search-quick" : "search"
+writeFileSync(join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`)
+writeFileSync(
+  join(out, `${name}.svg`),
+  barChart({
+    title: "Search latency, p95 (ms)",
+    yLabel: "ms",
+    categories: rows.map(
+      (r) => `${r.database === "PGlite" ? "PGlite" : "PG"} ${(r.memories as number) / 1000}k`
+    ),
+    series: [
+      { name: "end to end", values: rows.map((r) => (r.end_to_end_ms as { p95: number }).p95) },
+      { name: "server", values: rows.map((r) => (r.server_ms as { p95: number }).p95) }
+    ],
+    reference: { value: 50, label: "target p95 50 ms (PostgreSQL, 100k)" }
+  })
+)
+if (!quick)
+  writeReadmeSection(
+    root,
+    "search",
+    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memory_gb} GB, Node ${results.machine.node}; ${results.machine.date}.\n\n${table}`
+  )
+console.log(
+  `wrote bench/results/${name}.json and ${name}.svg${quick ? "" : " and the table in bench/README.md"}`
+)
