@@ -4,7 +4,7 @@
  * account), next to the raw embedder's throughput on the same texts in the same run — the limit of
  * the pipeline on this machine, since every memory must be embedded.
  *
- *   npm run bench:capture                 # 1,600 texts a mode, PGlite
+ *   npm run bench:capture                 # 800 texts a mode, PGlite
  *   npm run bench:capture -- --quick      # 48 texts a mode
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:capture   # PostgreSQL too (a fresh database)
  *
@@ -25,7 +25,7 @@ import { writeReadmeSection } from "./support/Readme.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const quick = process.argv.includes("--quick")
-const perMode = quick ? 48 : 1_600
+const perMode = quick ? 48 : 800
 const concurrency = [1, 4, 16] as const
 const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
 const round1 = (x: number) => Math.round(x * 10) / 10

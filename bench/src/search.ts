@@ -5,6 +5,7 @@
  *
  *   npm run bench:search                               # 1k, 10k, 100k on PGlite
  *   npm run bench:search -- --sizes 1000,10000         # chosen sizes
+ *   npm run bench:search -- --pglite-sizes 1000,10000  # fewer on PGlite (100k takes long to load)
  *   npm run bench:search -- --quick                    # 1k
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:search   # PostgreSQL too (a fresh database)
  *
@@ -39,6 +40,7 @@ const quick = process.argv.includes("--quick")
 const sizes = (
   argument("sizes")?.split(",").map(Number) ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
 ).sort((a, b) => a - b)
+const pgliteSizes = argument("pglite-sizes")?.split(",").map(Number)
 const queriesPerSize = quick ? 50 : 200
 const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
 const round1 = (x: number) => Math.round(x * 10) / 10
@@ -88,11 +90,14 @@ const synthesize = (count: number) => {
   while (corpus.length < count) {
     const a = Math.floor(random() * turns.length)
     const b = Math.floor(random() * turns.length)
+    const text = `${turnTexts[a]} ${turnTexts[b]}`
+    // One chunk a memory (the embedders cut at 1,000 characters), so each has exactly this vector.
+    if (text.length > 950) continue
     const vector = new Float32Array(dims)
     for (let d = 0; d < dims; d++) vector[d] = baseVectors.vectors[a]![d]! + baseVectors.vectors[b]![d]!
     const norm = Math.hypot(...vector)
     for (let d = 0; d < dims; d++) vector[d]! /= norm
-    corpus.push({ text: `${turnTexts[a]} ${turnTexts[b]}`, vector })
+    corpus.push({ text, vector })
   }
 }
 
@@ -137,41 +142,26 @@ const grow = (
       }
       progress(`search: loaded ${Math.min(size, i + 500).toLocaleString("en")} memories`)
     }
+    // Exact neighbours: the same query with index scans switched off (a full scan of the vectors).
+    const sql = yield* SqlClient.SqlClient
     let found = 0
     for (const q of sample) {
       const approximate = new Set(
         (yield* store.searchVector(account_id, q.vector, { limit: 10 })).map((c) => c.umo_id)
       )
-      const exact = yield* exactTop10(q.vector, size)
-      found += exact.filter((id) => approximate.has(id)).length
+      const exact = yield* sql.withTransaction(
+        Effect.andThen(
+          sql`SET LOCAL enable_indexscan = off`,
+          store.searchVector(account_id, q.vector, { limit: 10 })
+        )
+      )
+      found += exact.filter((c) => approximate.has(c.umo_id)).length
     }
-    const sql = yield* SqlClient.SqlClient
     const [bytes] = yield* sql<{ size: string }>`SELECT pg_database_size(current_database())::text AS size`
     return {
       hnsw_recall_at_10: Math.round((1000 * found) / (10 * sample.length)) / 1000,
       database_mb: Math.round(Number(bytes?.size ?? 0) / 2 ** 20)
     }
-  })
-
-// Exact neighbours need the stored ids: read them once per size, in capture order.
-let storedIds: Array<string> = []
-const exactTop10 = (query: ReadonlyArray<number>, size: number) =>
-  Effect.gen(function* () {
-    if (storedIds.length < size) {
-      const sql = yield* SqlClient.SqlClient
-      storedIds = (yield* sql<{
-        id: string
-      }>`SELECT umo_id::text AS id FROM memories ORDER BY content_time, umo_id`).map((r) => r.id)
-    }
-    const scored = corpus.slice(0, size).map((m, i) => {
-      let s = 0
-      for (let d = 0; d < dims; d++) s += m.vector[d]! * query[d]!
-      return { id: storedIds[i]!, s }
-    })
-    return scored
-      .sort((a, b) => b.s - a.s)
-      .slice(0, 10)
-      .map((x) => x.id)
   })
 
 /** Search through the API: end-to-end time at the client, server time from `Server-Timing`. */
@@ -218,9 +208,9 @@ if (pgUrl)
 const rows: Array<Record<string, unknown>> = []
 for (const db of databases) {
   const dir = mkdtempSync(join(tmpdir(), "umo-bench-search-"))
-  storedIds = []
   let loaded = 0
   for (const size of sizes) {
+    if (db.name === "PGlite" && pgliteSizes && !pgliteSizes.includes(size)) continue
     synthesize(size)
     const started = performance.now()
     const grown = await Effect.runPromise(

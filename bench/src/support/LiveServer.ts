@@ -46,7 +46,8 @@ export const startServer = async (
   let output = ""
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(root, "node_modules/tsx/dist/cli.mjs"), "server/src/main.ts"],
+    // `--import tsx` keeps the server in this one process, so its pid (and memory) is the server's.
+    ["--import", "tsx", "server/src/main.ts"],
     {
       cwd: root,
       env: {

@@ -43,7 +43,7 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
       options.ids === undefined
         ? sql.withTransaction(
             Effect.andThen(
-              sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(40, options.limit * 4))}`),
+              sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(100, options.limit * 4))}`),
               Effect.andThen(sql.unsafe("SET LOCAL hnsw.iterative_scan = relaxed_order"), query)
             )
           )
