@@ -11,24 +11,21 @@
  * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Embedder } from "@umo/core"
 import { EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"
 import { barChart } from "./support/Chart.js"
+import { progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
+import { round1 } from "./support/Stats.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
-const quick = process.argv.includes("--quick")
 const perMode = quick ? 48 : 800
 const concurrency = [1, 4, 16] as const
-const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
-const round1 = (x: number) => Math.round(x * 10) / 10
 
 /** Raw embedder throughput: the texts in batches of 100, as a batch capture hands them over. */
 const rawEmbedder = async (texts: ReadonlyArray<string>) =>

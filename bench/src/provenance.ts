@@ -15,14 +15,13 @@ import { Database, defaultPlugins, SigningKey, StorageStack, UseLiteEmbedder } f
 import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { barChart } from "./support/Chart.js"
+import { quick } from "./support/Cli.js"
+import { percentile } from "./support/Stats.js"
 
-const quick = process.argv.includes("--quick")
 const sizes = quick ? [500, 2_000] : [1_000, 100_000]
 const samples = 200
 
 const hex = () => randomBytes(32).toString("hex")
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 const timeIt = async (n: number, f: () => Promise<unknown>) => {
   const times: Array<number> = []
   for (let i = 0; i < n; i++) {

@@ -12,8 +12,7 @@
  * bench/README.md; a partial run only prints.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import * as Bm25 from "./recall/Bm25.js"
 import { categoryNames, dataDir, load, memoryText, type Question, turnTime } from "./recall/LoCoMo.js"
@@ -22,20 +21,16 @@ import {
   byCategory,
   containsGold,
   ks,
-  percentile,
   type RankedQuestion,
   tokenF1
 } from "./recall/Metrics.js"
 import { barChart } from "./support/Chart.js"
+import { argument, progress, root } from "./support/Cli.js"
 import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
+import { percentile, round1 } from "./support/Stats.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
-const argument = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`)
-  return at < 0 ? undefined : process.argv[at + 1]
-}
 const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
 
 interface EmbedderRun {
@@ -70,9 +65,6 @@ const conversations = [...new Set(turns.map((t) => t.conv_id))].filter(
 )
 const questions = allQuestions.filter((q) => conversations.includes(q.conv_id) && q.evidence.length > 0)
 const keyOf = (conv: string) => `umo_bench-${conv}-${"0".repeat(24)}`
-const progress = (text: string) => process.stderr.write(`\r${text.padEnd(100)}`)
-
-const round1 = (x: number) => Math.round(x * 10) / 10
 
 /** The BM25 baseline over each conversation's turns. */
 const baseline = (): Array<RankedQuestion> => {

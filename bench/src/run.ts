@@ -7,11 +7,9 @@
  * `npm run bench:recall`.
  */
 import { spawnSync } from "node:child_process"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { quick, root } from "./support/Cli.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
-const quick = process.argv.includes("--quick")
 const benches = ["capture", "search", "provenance"]
 const started = performance.now()
 

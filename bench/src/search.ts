@@ -18,32 +18,24 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { AccountStore, Embedder, MemoryStore, makeEmbedder, Pipeline } from "@umo/core"
 import { Database, defaultPlugins, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
-import { percentile } from "./recall/Metrics.js"
 import { barChart } from "./support/Chart.js"
+import { argument, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
 import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
+import { percentile, round1 } from "./support/Stats.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
-const argument = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`)
-  return at < 0 ? undefined : process.argv[at + 1]
-}
-const quick = process.argv.includes("--quick")
 const sizes = (
   argument("sizes")?.split(",").map(Number) ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
 ).sort((a, b) => a - b)
 const pgliteSizes = argument("pglite-sizes")?.split(",").map(Number)
 const queriesPerSize = quick ? 50 : 200
-const progress = (text: string) => process.stderr.write(`\r${text.padEnd(90)}`)
-const round1 = (x: number) => Math.round(x * 10) / 10
 const apiKey = `umo_bench-search-${"0".repeat(24)}`
 
 const { turns: allTurns, questions } = load(dataDir(root))
@@ -85,7 +77,8 @@ const dims = baseVectors.model.dimensions
 
 /** Memory i: two turns drawn by a seeded generator; text and vector from both. */
 const random = seeded(7)
-const corpus: Array<{ text: string; vector: Float32Array }> = []
+const corpus: Array<string> = []
+const vectorOf = new Map<string, Float32Array>()
 const synthesize = (count: number) => {
   while (corpus.length < count) {
     const a = Math.floor(random() * turns.length)
@@ -97,7 +90,8 @@ const synthesize = (count: number) => {
     for (let d = 0; d < dims; d++) vector[d] = baseVectors.vectors[a]![d]! + baseVectors.vectors[b]![d]!
     const norm = Math.hypot(...vector)
     for (let d = 0; d < dims; d++) vector[d]! /= norm
-    corpus.push({ text, vector })
+    corpus.push(text)
+    vectorOf.set(text, vector)
   }
 }
 
@@ -106,12 +100,10 @@ const corpusEmbedder = Layer.succeed(Embedder)(
   makeEmbedder({
     model: baseVectors.model,
     batchSize: 512,
-    embedBatch: (texts) => {
-      const byText = new Map(corpus.map((m) => [m.text, m.vector]))
-      return Effect.succeed(
-        texts.map((t) => Array.from(byText.get(t) ?? new Float32Array(dims).fill(1 / Math.sqrt(dims))))
+    embedBatch: (texts) =>
+      Effect.succeed(
+        texts.map((t) => Array.from(vectorOf.get(t) ?? new Float32Array(dims).fill(1 / Math.sqrt(dims))))
       )
-    }
   })
 )
 
@@ -133,9 +125,7 @@ const grow = (
     const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench")
     const pipeline = Pipeline.make(defaultPlugins())
     for (let i = from; i < size; i += 500) {
-      const texts = corpus
-        .slice(i, Math.min(size, i + 500))
-        .map((m) => ({ content: m.text, source: "bench" }))
+      const texts = corpus.slice(i, Math.min(size, i + 500)).map((content) => ({ content, source: "bench" }))
       for (const result of yield* pipeline.processMany(texts)) {
         if (Result.isFailure(result)) return yield* Effect.die(result.failure)
         yield* store.insert(account_id, result.success)

@@ -98,6 +98,3 @@ export const containsGold = (gold: string, prediction: string) => {
   const g = normalizeAnswer(gold)
   return g !== "" && ` ${normalizeAnswer(prediction)} `.includes(` ${g} `)
 }
-
-export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
