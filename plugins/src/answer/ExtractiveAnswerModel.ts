@@ -1,4 +1,12 @@
-import { type Answer, type AnswerContext, AnswerModel, type AnswerRequest, type Citation } from "@umo/core"
+import {
+  type Answer,
+  type AnswerContext,
+  AnswerModel,
+  type AnswerRequest,
+  type Citation,
+  type Entity,
+  type QuestionType
+} from "@umo/core"
 import { Effect, Layer } from "effect"
 import { compromise } from "../nlp/Engines.js"
 import { findEntities } from "../nlp/Entities.js"
@@ -21,6 +29,8 @@ const words = (text: string) =>
 interface Candidate {
   readonly context: AnswerContext
   readonly text: string
+  /** The sentence's entities; found only when the question asks for a kind of entity. */
+  readonly entities: ReadonlyArray<Entity>
   readonly score: number
 }
 
@@ -62,20 +72,17 @@ const resolveRelativeDate = (sentence: string, timestamp: string): string | unde
  * (relative dates resolved) or else the day the memory was written; for "where", "who" and "how
  * many", the first entity of the wanted kind that the question does not already name.
  */
-const shortAnswer = (type: string, candidate: Candidate, question: string): string | undefined => {
-  const { text, context } = candidate
+const shortAnswer = (type: QuestionType, candidate: Candidate, question: string): string | undefined => {
+  const { text, context, entities } = candidate
   if (type === "temporal") {
     const relative = resolveRelativeDate(text, context.timestamp)
     if (relative) return relative
-    const date = findEntities(text, context.timestamp).find((e) => e.type === "DATE" || e.type === "TIME")
+    const date = entities.find((e) => e.type === "DATE" || e.type === "TIME")
     return date ? date.text : readableDate(context.timestamp)
   }
-  const wanted = wantedEntityTypes[type as keyof typeof wantedEntityTypes]
-  if (wanted.length === 0) return undefined
+  const wanted = wantedEntityTypes[type]
   const asked = question.toLowerCase()
-  return findEntities(text, context.timestamp).find(
-    (e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase())
-  )?.text
+  return entities.find((e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()))?.text
 }
 
 /**
@@ -97,13 +104,14 @@ export const answer = (request: AnswerRequest): Answer => {
       const overlap = asked.size === 0 ? 0 : shared / asked.size
       // A "where" answer must name a place, a "when" answer a date: without one a sentence can
       // only be a weak answer, however many question words it repeats.
+      const entities = wanted.length === 0 ? [] : findEntities(text, context.timestamp)
       const fit =
         wanted.length === 0
           ? overlap
-          : findEntities(text, context.timestamp).some((e) => wanted.includes(e.type))
+          : entities.some((e) => wanted.includes(e.type))
             ? overlap + 0.3
             : overlap * 0.4
-      return { context, text, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
+      return { context, text, entities, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
     })
   )
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
