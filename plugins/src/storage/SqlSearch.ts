@@ -14,6 +14,10 @@ export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(","
  * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, and the
  * memories next to a memory in its source's timeline.
  */
+/** Rows of a search query as candidates (drivers may return numeric scores as strings). */
+const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
+  rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
+
 export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
@@ -48,12 +52,7 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
             )
           )
         : query
-    return searched.pipe(
-      Effect.map(
-        (rows): ReadonlyArray<Candidate> => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
-      ),
-      Effect.mapError(storeError("vector search failed"))
-    )
+    return searched.pipe(Effect.map(toCandidates), Effect.mapError(storeError("vector search failed")))
   }
 
   /**
@@ -86,9 +85,7 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
             / (tf + ${k1} * (${1 - b} + ${b} * dl / stats.avgdl))) AS score
       FROM matched JOIN df USING (lexeme), stats
       GROUP BY matched.umo_id ORDER BY score DESC, matched.umo_id LIMIT ${options.limit}`.pipe(
-      Effect.map(
-        (rows): ReadonlyArray<Candidate> => rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
-      ),
+      Effect.map(toCandidates),
       Effect.mapError(storeError("text search failed"))
     )
   }
