@@ -6,6 +6,11 @@ import { storeError } from "./SqlFailure.js"
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
 const k1 = 1.2
 const b = 0.75
+/**
+ * How many memories holding query terms BM25 scores at most when it looks for candidates: the
+ * rarest terms first, while the memories holding them add up to no more than this.
+ */
+const defaultCandidateBudget = 1_000
 
 /** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */
 export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
@@ -18,7 +23,11 @@ export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(","
 const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
   rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
 
-export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
+export const makeSearch = (
+  sql: SqlClient.SqlClient,
+  dims: number,
+  { candidateBudget = defaultCandidateBudget }: { readonly candidateBudget?: number } = {}
+) => {
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
 
@@ -57,33 +66,44 @@ export const makeSearch = (sql: SqlClient.SqlClient, dims: number) => {
 
   /**
    * BM25 over the `english` tsvector of each memory (stemmed, stop words dropped): document
-   * frequencies and the average length come from the account's memories, so a word common in
-   * this account counts for little. Any query term may match.
+   * frequencies and the average length are the account's (kept by migration 0003's trigger), so
+   * a word common in this account counts for little. Any query term may match.
+   *
+   * Which memories are scored: given `ids`, those. Otherwise the holders of the rarest query
+   * terms, taken in order of rarity while their holders add up to at most `candidateBudget`;
+   * the other terms still count in those memories' scores. Scoring every holder of a term that
+   * half the memories hold (a speaker's name, say) cost a third of a second at 10k memories,
+   * and such a term barely lifts a memory into the first few dozen on its own. A query whose
+   * every term is that common finds no text candidates; the vector search still finds them,
+   * and Recall scores them here by id.
    */
   const searchText: MemoryStoreShape["searchText"] = (accountId, query, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const bySource = options.source === undefined ? sql`` : sql`AND m.source = ${options.source}`
+    const matching = options.ids === undefined ? sql`WHERE t.running <= ${candidateBudget}` : sql``
     return sql<{ umo_id: string; score: number }>`
-      WITH terms AS MATERIALIZED (
-        SELECT DISTINCT lexeme, to_tsquery('simple', quote_literal(lexeme)) AS q
-        FROM unnest(to_tsvector('english', ${query}))
+      WITH counted AS MATERIALIZED (
+        SELECT q.lexeme, coalesce((SELECT s.documents FROM search_terms s
+          WHERE s.account_id = ${accountId} AND s.lexeme = q.lexeme), 0)::float8 AS df
+        FROM (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', ${query}))) q
+      ), terms AS MATERIALIZED (
+        SELECT lexeme, df, to_tsquery('simple', quote_literal(lexeme)) AS q,
+          sum(df) OVER (ORDER BY df, lexeme) AS running
+        FROM counted
       ), stats AS MATERIALIZED (
-        SELECT count(*)::float8 AS n, greatest(avg(length(search)), 1)::float8 AS avgdl
-        FROM memories WHERE account_id = ${accountId}
-      ), df AS MATERIALIZED (
-        SELECT t.lexeme, (SELECT count(*) FROM memories d WHERE d.account_id = ${accountId} AND d.search @@ t.q)::float8 AS df
-        FROM terms t
+        SELECT documents::float8 AS n, greatest(lexemes::float8 / greatest(documents, 1), 1) AS avgdl
+        FROM search_totals WHERE account_id = ${accountId}
       ), matched AS (
         SELECT m.umo_id, u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf, length(m.search)::float8 AS dl
         FROM memories m, unnest(m.search) u
         WHERE m.account_id = ${accountId} ${bySource} ${onlyIds("m.umo_id", options)}
-          AND m.search @@ (SELECT coalesce(string_agg(q::text, ' | '), '')::tsquery FROM terms)
+          AND m.search @@ (SELECT coalesce(string_agg(t.q::text, ' | '), '')::tsquery FROM terms t ${matching})
           AND u.lexeme IN (SELECT lexeme FROM terms)
       )
       SELECT matched.umo_id::text AS umo_id,
-        sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * tf * ${k1 + 1}
+        sum(ln(1 + (stats.n - terms.df + 0.5) / (terms.df + 0.5)) * tf * ${k1 + 1}
             / (tf + ${k1} * (${1 - b} + ${b} * dl / stats.avgdl))) AS score
-      FROM matched JOIN df USING (lexeme), stats
+      FROM matched JOIN terms USING (lexeme), stats
       GROUP BY matched.umo_id ORDER BY score DESC, matched.umo_id LIMIT ${options.limit}`.pipe(
       Effect.map(toCandidates),
       Effect.mapError(storeError("text search failed"))

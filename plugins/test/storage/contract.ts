@@ -4,6 +4,7 @@ import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
+import { makeSearch } from "../../src/storage/SqlSearch.js"
 import { capturedPool, pipeline, recapture, TestEmbedder } from "./fixtures.js"
 import { tamperCases } from "./tamper.js"
 
@@ -16,6 +17,23 @@ const newAccount = Effect.fn(function* (prefix: string) {
 
 const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; chain_tampered: boolean }>) =>
   Option.isSome(p) && p.value.valid && p.value.hash_chain_valid && !p.value.chain_tampered
+
+/** BM25's kept statistics (migration 0003) equal a recount of the account's memories. */
+const expectSearchStatsRecounted = Effect.fn(function* (account: string) {
+  const sql = yield* SqlClient.SqlClient
+  const kept = yield* sql<{ lexeme: string; documents: number }>`
+    SELECT lexeme, documents FROM search_terms WHERE account_id = ${account} ORDER BY lexeme`
+  const recounted = yield* sql<{ lexeme: string; documents: number }>`
+    SELECT u.lexeme, count(*)::int AS documents FROM memories m, unnest(m.search) u
+    WHERE m.account_id = ${account} GROUP BY u.lexeme ORDER BY u.lexeme`
+  expect(kept).toEqual(recounted)
+  const [totals] = yield* sql<{ documents: string; lexemes: string }>`
+    SELECT documents::text AS documents, lexemes::text AS lexemes FROM search_totals WHERE account_id = ${account}`
+  const [count] = yield* sql<{ documents: string; lexemes: string }>`
+    SELECT count(*)::text AS documents, coalesce(sum(length(search)), 0)::text AS lexemes
+    FROM memories WHERE account_id = ${account}`
+  expect(totals ?? { documents: "0", lexemes: "0" }).toEqual(count)
+})
 
 /** Runs fast-check over an effectful property with the suite's services. */
 const property = <T>(
@@ -238,6 +256,18 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
               yield* store.searchVector(account, all[4]!.embedding.chunks[0]!.vector, { limit: 5, ids: [] })
             ).toEqual([])
 
+            // With room for one memory, only the rarer "Austen" finds candidates; "million" (two
+            // memories) still counts in their scores and in the scores of given ids.
+            const common = makeSearch(yield* SqlClient.SqlClient, all[0]!.embedding.dimensions, {
+              candidateBudget: 1
+            })
+            const rareOnly = yield* common.searchText(account, "Austen million", { limit: 5 })
+            expect(rareOnly).toEqual(byText.filter((c) => c.umo_id === id(5)))
+            expect(yield* common.searchText(account, "million", { limit: 5 })).toEqual([])
+            expect(
+              yield* common.searchText(account, "Austen million", { limit: 5, ids: [id(3), id(4)] })
+            ).toEqual(byText.filter((c) => c.umo_id === id(3) || c.umo_id === id(4)))
+
             const many = yield* store.getMany(account, [id(1), id(2), crypto.randomUUID()])
             expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
             expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
@@ -274,17 +304,25 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         })
       )
 
-      it.effect("gives one linear chain under many concurrent appends", () =>
+      it.effect("gives one linear chain under many concurrent captures and deletes", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
           const ledger = yield* Ledger
           const account = yield* newAccount("concurrent")
+          const first = Array.from({ length: 40 }, (_, i) => umo(i))
+          yield* Effect.forEach(first, (u) => store.insert(account, u), { concurrency: "unbounded" })
+          expect(yield* ledger.audit(account)).toEqual({ entries: 40, valid: true })
+          // Deletes and captures at once take the same locks in the same order: none may deadlock.
           yield* Effect.forEach(
-            Array.from({ length: 40 }, (_, i) => umo(i)),
-            (u) => store.insert(account, u),
+            [
+              ...first.slice(0, 20).map((u) => Effect.asVoid(store.remove(account, u.umo_id))),
+              ...Array.from({ length: 20 }, (_, i) => Effect.asVoid(store.insert(account, umo(i))))
+            ],
+            (op) => op,
             { concurrency: "unbounded" }
           )
-          expect(yield* ledger.audit(account)).toEqual({ entries: 40, valid: true })
+          expect(yield* ledger.audit(account)).toEqual({ entries: 80, valid: true })
+          yield* expectSearchStatsRecounted(account)
         })
       )
 
@@ -318,6 +356,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
               }
               for (const [i, account] of accounts.entries()) {
                 expect((yield* ledger.audit(account)).valid).toBe(true)
+                yield* expectSearchStatsRecounted(account)
                 expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(live[i]!.length)
                 for (const umoId of live[i]!) {
                   const proof = yield* store.proof(account, umoId)

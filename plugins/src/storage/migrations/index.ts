@@ -1,11 +1,13 @@
 import { Migrator } from "effect/sql"
 import initial from "./0001_initial.js"
 import timeline from "./0002_timeline.js"
+import searchStats from "./0003_search_stats.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
   "0001_initial": initial,
-  "0002_timeline": timeline
+  "0002_timeline": timeline,
+  "0003_search_stats": searchStats
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
