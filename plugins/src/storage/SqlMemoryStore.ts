@@ -15,6 +15,7 @@ import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { isoUtc, storeError } from "./SqlFailure.js"
 import { makeSearch, vectorText } from "./SqlSearch.js"
+import * as TableStatistics from "./TableStatistics.js"
 
 interface MemoryRow {
   readonly account_id: string
@@ -55,6 +56,7 @@ export const make = Effect.gen(function* () {
   const embedder = yield* Embedder
   const pinned = yield* pinEmbedder(embedder.model)
   const dims = pinned.dimensions
+  const statistics = yield* TableStatistics.make(sql, yield* Effect.scope)
 
   const memoryColumns = sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
@@ -137,6 +139,7 @@ export const make = Effect.gen(function* () {
         })
       )
       const receipt = yield* ledger.signReceipt({ type: "umo-capture-receipt", umo_id: umo.umo_id, entry })
+      yield* statistics.wrote(1)
       return { entry, receipt }
     }).pipe(Effect.mapError(storeError("could not store the memory")))
 
@@ -187,7 +190,10 @@ export const make = Effect.gen(function* () {
           return Option.some({ forgotten: true as const, umo_id: umoId, deleted_at, receipt })
         })
       )
-      .pipe(Effect.mapError(storeError("could not delete the memory")))
+      .pipe(
+        Effect.tap((deleted) => (Option.isSome(deleted) ? statistics.wrote(1) : Effect.void)),
+        Effect.mapError(storeError("could not delete the memory"))
+      )
 
   const proof = (accountId: string, umoId: string) =>
     Effect.gen(function* () {
