@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
 import { ByteSize, Effect } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
 import { type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
@@ -53,7 +54,7 @@ const rateHeaders = (decision: RateDecision): Record<string, string> => ({
 /**
  * Wraps every request: gives it an id (the caller's `X-Request-Id` when well-formed, else a new
  * one) and echoes it; applies the caller's rate limit (429 with `Retry-After` and `RateLimit-*`
- * headers); makes every error a JSON `{detail}`; reports its time in `Server-Timing`; and writes
+ * headers); makes every error a JSON `{detail}`; reports its time and its stages' in `Server-Timing`; and writes
  * one JSON log line per request (id,
  * method, path, status, duration; never a key). Response changes happen in a pre-response
  * handler, since the platform writes the handler's response before middleware sees it.
@@ -65,13 +66,14 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const given = request.headers["x-request-id"]
     const requestId = given && requestIdPattern.test(given) ? given : `req_${randomUUID()}`
     const started = performance.now()
+    const stages: Array<StageTiming> = []
     const decision = yield* limiter.take(callerOf(request))
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10
       const final = HttpServerResponse.setHeaders(asProblem(response, requestId), {
         "x-request-id": requestId,
-        // The time the server spent on the request (W3C Server Timing), for clients and benchmarks.
-        "server-timing": `app;dur=${durationMs}`,
+        // The time the server spent on the request and its stages (W3C Server Timing).
+        "server-timing": serverTiming(durationMs, stages),
         ...rateHeaders(decision)
       })
       return Effect.as(
@@ -98,6 +100,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
     return yield* app.pipe(
       Effect.provideService(RequestId, requestId),
+      Effect.provideService(StageTimings, stages),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
     )
   })

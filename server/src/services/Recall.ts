@@ -3,6 +3,7 @@ import { findEntities } from "@umo/plugins/nlp"
 import { Context, Effect, Layer } from "effect"
 import { storeFailure } from "./Memories.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
+import { timed } from "./StageTimings.js"
 
 export interface Hit {
   readonly memory: StoredMemory
@@ -32,18 +33,30 @@ export const make = Effect.gen(function* () {
   const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
       const pool = Math.max(50, options.limit * 4)
-      const [vector] = yield* embedder.embed([query]).pipe(Effect.orDie)
-      const [byVector, byText] = yield* Effect.all(
+      const now = Date.now()
+      // Full text needs no vector: the database runs it while the model embeds the query, and
+      // the query's entities are found while both are under way.
+      const [[vector, byVector], byText, queryEntities] = yield* Effect.all(
         [
-          store.searchVector(accountId, vector!, { limit: pool, source: options.source }),
-          store.searchText(accountId, query, { limit: pool, source: options.source })
+          Effect.flatMap(embedder.embed([query]).pipe(Effect.orDie, timed("embed")), ([vector]) =>
+            Effect.map(
+              store
+                .searchVector(accountId, vector!, { limit: pool, source: options.source })
+                .pipe(timed("vector")),
+              (found) => [vector!, found] as const
+            )
+          ),
+          store.searchText(accountId, query, { limit: pool, source: options.source }).pipe(timed("text")),
+          Effect.sync(
+            () => new Set(findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text)))
+          ).pipe(timed("entities"))
         ],
         { concurrency: "unbounded" }
       )
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
 
-      const around = weights.context > 0 ? yield* store.neighbours(accountId, found) : []
+      const around = weights.context > 0 ? yield* timed("context")(store.neighbours(accountId, found)) : []
       const ids = [
         ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
       ]
@@ -52,19 +65,15 @@ export const make = Effect.gen(function* () {
       const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
       const [moreVector, moreText, memories] = yield* Effect.all(
         [
-          store.searchVector(accountId, vector!, { limit: ids.length, ids: unscored(similarity) }),
+          store.searchVector(accountId, vector, { limit: ids.length, ids: unscored(similarity) }),
           store.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
           store.getMany(accountId, ids)
         ],
         { concurrency: "unbounded" }
-      )
+      ).pipe(timed("rescore"))
       for (const c of moreVector) similarity.set(c.umo_id, c.score)
       for (const c of moreText) bm25.set(c.umo_id, c.score)
 
-      const now = Date.now()
-      const queryEntities = new Set(
-        findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text))
-      )
       const signals = new Map<string, Signals>(
         memories.map((m) => [
           m.umo_id,

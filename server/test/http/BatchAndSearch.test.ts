@@ -1,5 +1,6 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { describe, expect } from "vitest"
 import { clientFor, embedderCalls, keys, TestServer } from "../support/TestServer.js"
 
@@ -77,6 +78,19 @@ describe("batch and search", () => {
         expect(
           (yield* bob.memories.search({ payload: { query: "Pride and Prejudice" } })).data.results
         ).toEqual([])
+        // Server-Timing names the search's stages after the whole request.
+        const raw = yield* (yield* HttpClient.HttpClient).execute(
+          HttpClientRequest.post("/v1/memories/query").pipe(
+            HttpClientRequest.bearerToken(keys.alice),
+            HttpClientRequest.bodyJsonUnsafe({ query: "Pride and Prejudice" })
+          )
+        )
+        expect(raw.status).toBe(200)
+        const metrics = raw.headers["server-timing"]!.split(", ")
+        for (const metric of metrics) expect(metric).toMatch(/^[a-z]+;dur=\d+(\.\d)?$/)
+        const names = metrics.map((m) => m.split(";")[0])
+        expect(names[0]).toBe("app")
+        expect(names.slice(1).sort()).toEqual(["context", "embed", "entities", "rescore", "text", "vector"])
         for (const payload of [{ query: "x", limit: 51 }, { query: "x", limit: 0 }, { query: "  " }]) {
           expect(yield* Effect.flip(alice.memories.search({ payload }))).toMatchObject({
             detail: expect.any(String)
