@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { Umo } from "../Umo.js"
+import type { Entity, Umo } from "../Umo.js"
 import type { LedgerEntry } from "./Ledger.js"
 
 /** The database could not be reached, or refused the operation. */
@@ -51,6 +51,13 @@ export interface Neighbours {
   readonly next: string | null
 }
 
+/** What ranking reads of a memory besides its scores: when it happened and what it names. */
+export interface RankingFacts {
+  readonly umo_id: string
+  readonly timestamp: string
+  readonly entities: ReadonlyArray<Entity>
+}
+
 /** What a capture hands back: the chain entry and a compact JWS of it. */
 export interface CaptureReceipt {
   readonly entry: LedgerEntry
@@ -93,6 +100,11 @@ export interface MemoryStoreShape {
     accountId: string,
     umoIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<StoredMemory>, StoreError>
+  /** `getMany`'s memories reduced to what ranking reads: cheaper for the hundreds it scores. */
+  readonly rankingFacts: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<RankingFacts>, StoreError>
   /** The memory's chunk vectors in order (empty when the memory does not exist in the account). */
   readonly vectors: (
     accountId: string,

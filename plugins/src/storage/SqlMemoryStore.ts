@@ -153,6 +153,16 @@ export const make = Effect.gen(function* () {
           Effect.mapError(storeError("could not read memories"))
         )
 
+  const rankingFacts: MemoryStore["Service"]["rankingFacts"] = (accountId, umoIds) =>
+    umoIds.length === 0
+      ? Effect.succeed([])
+      : sql<{ umo_id: string; timestamp: string; entities: string }>`
+          SELECT umo_id::text AS umo_id, ${sql.unsafe(isoUtc("content_time"))} AS timestamp, entities::text AS entities
+          FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ ...r, entities: JSON.parse(r.entities) }))),
+          Effect.mapError(storeError("could not read memories"))
+        )
+
   const get = (accountId: string, umoId: string) =>
     sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
@@ -238,6 +248,7 @@ export const make = Effect.gen(function* () {
     insert,
     get,
     getMany,
+    rankingFacts,
     vectors,
     list,
     remove,

@@ -271,6 +271,13 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             const many = yield* store.getMany(account, [id(1), id(2), crypto.randomUUID()])
             expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
             expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
+            const facts = yield* store.rankingFacts(account, [id(1), id(2), crypto.randomUUID()])
+            expect([...facts].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
+              [...many]
+                .sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
+                .map((m) => ({ umo_id: m.umo_id, timestamp: m.timestamp, entities: m.entities }))
+            )
+            expect(yield* store.rankingFacts(yield* newAccount("other"), [id(1)])).toEqual([])
 
             // Sources alternate (notes, chat, …): each memory's neighbours are the adjacent ones of its source.
             const around = yield* store.neighbours(account, [id(0), id(2), id(3), id(6)])

@@ -63,11 +63,11 @@ export const make = Effect.gen(function* () {
       const similarity = new Map(byVector.map((c) => [c.umo_id, c.score]))
       const bm25 = new Map(byText.map((c) => [c.umo_id, c.score]))
       const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
-      const [moreVector, moreText, memories] = yield* Effect.all(
+      const [moreVector, moreText, facts] = yield* Effect.all(
         [
           store.searchVector(accountId, vector, { limit: ids.length, ids: unscored(similarity) }),
           store.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
-          store.getMany(accountId, ids)
+          store.rankingFacts(accountId, ids)
         ],
         { concurrency: "unbounded" }
       ).pipe(timed("rescore"))
@@ -75,7 +75,7 @@ export const make = Effect.gen(function* () {
       for (const c of moreText) bm25.set(c.umo_id, c.score)
 
       const signals = new Map<string, Signals>(
-        memories.map((m) => [
+        facts.map((m) => [
           m.umo_id,
           {
             vector: similarity.get(m.umo_id) ?? 0,
@@ -90,15 +90,23 @@ export const make = Effect.gen(function* () {
         new Map(around.map((n) => [n.umo_id, n])),
         weights.context
       )
-      const byId = new Map(memories.map((m) => [m.umo_id, m]))
       const ranked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      const hits = ranked.slice(0, options.limit).map(
-        ([id, score]): Hit => ({
-          memory: byId.get(id)!,
-          score: round(score),
-          similarity: round(Math.max(0, similarity.get(id) ?? 0))
-        })
+      const top = ranked.slice(0, options.limit)
+      // Whole records only for what is returned; one deleted meanwhile is left out.
+      const byId = new Map(
+        (yield* timed("read")(
+          store.getMany(
+            accountId,
+            top.map(([id]) => id)
+          )
+        )).map((m) => [m.umo_id, m])
       )
+      const hits = top.flatMap(([id, score]): Array<Hit> => {
+        const memory = byId.get(id)
+        return memory
+          ? [{ memory, score: round(score), similarity: round(Math.max(0, similarity.get(id) ?? 0)) }]
+          : []
+      })
       // `total` counts every memory scored for this query, for total_count and has_more.
       return { hits, total: ranked.length }
     }).pipe(Effect.catch(storeFailure))

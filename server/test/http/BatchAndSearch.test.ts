@@ -90,7 +90,15 @@ describe("batch and search", () => {
         for (const metric of metrics) expect(metric).toMatch(/^[a-z]+;dur=\d+(\.\d)?$/)
         const names = metrics.map((m) => m.split(";")[0])
         expect(names[0]).toBe("app")
-        expect(names.slice(1).sort()).toEqual(["context", "embed", "entities", "rescore", "text", "vector"])
+        expect(names.slice(1).sort()).toEqual([
+          "context",
+          "embed",
+          "entities",
+          "read",
+          "rescore",
+          "text",
+          "vector"
+        ])
         for (const payload of [{ query: "x", limit: 51 }, { query: "x", limit: 0 }, { query: "  " }]) {
           expect(yield* Effect.flip(alice.memories.search({ payload }))).toMatchObject({
             detail: expect.any(String)
