@@ -21,6 +21,7 @@ import { progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
+import { pool } from "./support/Pool.js"
 import { writeReadmeSection } from "./support/Readme.js"
 import { round1 } from "./support/Stats.js"
 
@@ -39,20 +40,6 @@ const rawEmbedder = async (texts: ReadonlyArray<string>) =>
       return { model: embedder.model.id, per_second: round1(texts.length / seconds) }
     }).pipe(Effect.provide(EmbedderChoice.layerConfig))
   )
-
-/** Runs `work` on `clients` workers that pull from one queue of jobs. */
-const pool = async <A>(
-  jobs: ReadonlyArray<A>,
-  clients: number,
-  work: (client: number, job: A) => Promise<void>
-) => {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: clients }, async (_, client) => {
-      while (next < jobs.length) await work(client, jobs[next++]!)
-    })
-  )
-}
 
 interface Row {
   readonly database: string
