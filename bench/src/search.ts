@@ -124,7 +124,8 @@ const grow = (
     const store = yield* MemoryStore
     const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench")
     const pipeline = Pipeline.make(defaultPlugins())
-    // The pipeline (this process) works on the next batch while the database stores the last one.
+    // The pipeline (this process) works on the next batch while the database stores the last one,
+    // four memories at a time (they queue for the chain's lock only at its append).
     let storing: Fiber.Fiber<void> | undefined
     for (let i = from; i < size; i += 500) {
       const end = Math.min(size, i + 500)
@@ -133,7 +134,7 @@ const grow = (
       if (storing) yield* Fiber.join(storing)
       storing = yield* Effect.forkChild(
         Effect.andThen(
-          Effect.forEach(umos, (umo) => store.insert(account_id, umo), { discard: true }),
+          Effect.forEach(umos, (umo) => store.insert(account_id, umo), { discard: true, concurrency: 4 }),
           Effect.sync(() => {
             progress(`search: loaded ${end.toLocaleString("en")} memories`)
           })
