@@ -1,4 +1,3 @@
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Database, EmbedderChoice, FileParsers, SigningKey, StorageStack } from "@umo/plugins"
 import { Config, Effect, Layer } from "effect"
@@ -10,6 +9,7 @@ import { AskHandlers } from "./http/AskHandlers.js"
 import { AuthenticationLive } from "./http/Authentication.js"
 import { InsightHandlers } from "./http/InsightHandlers.js"
 import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
+import { createUmoServer } from "./http/NodeHttp.js"
 import * as RateLimiter from "./http/RateLimiter.js"
 import { requestMiddleware } from "./http/RequestMiddleware.js"
 import { SchemaErrorsLive } from "./http/SchemaErrors.js"
@@ -44,7 +44,7 @@ export const NodeServer = Layer.unwrap(
   Effect.gen(function* () {
     const port = yield* Config.Port("PORT").pipe(Config.withDefault(8787))
     const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
-    return NodeHttpServer.layer(createServer, { port, host })
+    return NodeHttpServer.layer(createUmoServer, { port, host })
   })
 )
 

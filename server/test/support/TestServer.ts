@@ -1,10 +1,9 @@
 import { generateKeyPairSync } from "node:crypto"
-import { createServer } from "node:http"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { AccountStore, Embedder, sha256Hex } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
-import { App, UmoApi } from "@umo/server"
+import { App, createUmoServer, UmoApi } from "@umo/server"
 import { Effect, Layer } from "effect"
 import { HttpClient, HttpClientRequest, HttpServer } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -77,7 +76,7 @@ export const TestServer = (options: TestServerOptions = {}) =>
 
 /** The app on a real socket (an ephemeral port), for clients that bring their own HTTP stack. */
 export const TestListeningServer = (options: TestServerOptions = {}) =>
-  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0 }))), options)
+  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layer(createUmoServer, { port: 0 }))), options)
 
 /** The typed client of the same HttpApi, calling with `key` (or no key). */
 export const clientFor = (key?: string) =>
