@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
+import { startServer } from "../../server/test/support/ServerProcess.js"
 import * as Bm25 from "./recall/Bm25.js"
 import { categoryNames, dataDir, load, memoryText, type Question, turnTime } from "./recall/LoCoMo.js"
 import {
@@ -26,7 +27,6 @@ import {
 } from "./recall/Metrics.js"
 import { barChart } from "./support/Chart.js"
 import { argument, progress, root } from "./support/Cli.js"
-import { startServer } from "./support/LiveServer.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
 import { percentile, round1 } from "./support/Stats.js"

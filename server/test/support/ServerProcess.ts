@@ -1,6 +1,7 @@
 /**
  * Starts the real server (`server/src/main.ts`) as its own process on a free port, with a fresh
- * data directory, and stops it: benchmarks measure what a user of `npm start` gets.
+ * data directory, and stops or kills it: benchmarks measure, and replica and fault tests exercise,
+ * what a user of `npm start` gets.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -25,7 +26,12 @@ export interface LiveServer {
   readonly startupMs: number
   /** The server's resident memory now, in MB (Linux /proc). */
   readonly rssMb: () => number
+  /** SIGTERM, then waits for the exit; a temporary data directory is removed. */
   readonly stop: () => Promise<void>
+  /** SIGKILL (no shutdown at all), then waits for the exit; the data directory is kept. */
+  readonly kill: () => Promise<void>
+  /** What the process printed last (up to 4,000 characters). */
+  readonly output: () => string
 }
 
 /** Where the server keeps its data: a fresh temporary directory, unless given (and then kept). */
@@ -71,14 +77,17 @@ export const startServer = async (
     output = (output + chunk.toString()).slice(-4000)
   })
   const baseUrl = `http://127.0.0.1:${port}`
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill(name)
+    await exited
+  }
   const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve))
-      child.kill("SIGTERM")
-      await exited
-    }
+    await signal("SIGTERM")
     if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
   }
+  const kill = () => signal("SIGKILL")
   const rssMb = () => {
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
     return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
@@ -90,7 +99,16 @@ export const startServer = async (
       (r) => r.ok,
       () => false
     )
-    if (healthy) return { baseUrl, dataDir, startupMs: Math.round(performance.now() - spawned), rssMb, stop }
+    if (healthy)
+      return {
+        baseUrl,
+        dataDir,
+        startupMs: Math.round(performance.now() - spawned),
+        rssMb,
+        stop,
+        kill,
+        output: () => output
+      }
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   await stop()

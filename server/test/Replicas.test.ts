@@ -1,0 +1,135 @@
+import { generateKeyPairSync } from "node:crypto"
+import { join } from "node:path"
+import { UMOClient } from "@umo/client"
+import { AccountStore, Ledger } from "@umo/core"
+import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type LiveServer, startServer } from "./support/ServerProcess.js"
+
+// Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
+const url = process.env["UMO_TEST_DATABASE_URL"]
+const root = join(import.meta.dirname, "..", "..")
+
+const onAdmin = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.runPromise(Effect.provide(effect, Database.postgres(url!)))
+
+const accounts = ["replica-a", "replica-b", "replica-c"]
+const keys = Object.fromEntries(accounts.map((name) => [`umo_${name}-${"0".repeat(30)}`.slice(0, 44), name]))
+const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/** Runs `jobs` with at most `width` of them at once. */
+const inParallel = async (jobs: ReadonlyArray<() => Promise<void>>, width: number) => {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) await jobs[next++]!()
+    })
+  )
+}
+
+/**
+ * Two server processes on one PostgreSQL database, started at the same moment (so both run the
+ * migrations and ensure the keys at once), then 500 concurrent captures and deletes through
+ * both: every count matches, every remaining memory's proof is valid through either process,
+ * and every account's chain audits as one line with an entry per capture and per delete.
+ */
+describe.runIf(url)("two server processes on one PostgreSQL", () => {
+  const database = `umo_replicas_${process.pid}`
+  const servers: Array<LiveServer> = []
+
+  beforeAll(async () => {
+    await onAdmin(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.andThen(
+          sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+          sql.unsafe(`CREATE DATABASE ${database}`)
+        )
+      )
+    )
+    const databaseUrl = new URL(url!)
+    databaseUrl.pathname = `/${database}`
+    const env = { DATABASE_URL: databaseUrl.toString(), UMO_SIGNING_KEY: pem, UMO_EMBEDDER: "use-lite" }
+    servers.push(...(await Promise.all([0, 1].map(() => startServer(root, keys, env)))))
+  }, 240_000)
+
+  afterAll(async () => {
+    for (const server of servers) await server.stop()
+    await onAdmin(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      )
+    )
+  }, 60_000)
+
+  it("keeps counts, proofs and chains right under 500 concurrent captures and deletes", async () => {
+    const keyList = Object.keys(keys)
+    // Client (account a, process p): each account is written through both processes.
+    const client = (a: number, p: number) =>
+      new UMOClient({ baseUrl: servers[p]!.baseUrl, apiKey: keyList[a]!, maxRetries: 0, timeoutMs: 120_000 })
+    const live: Array<Set<string>> = accounts.map(() => new Set())
+    const deleted: Array<number> = accounts.map(() => 0)
+    const captured: Array<number> = accounts.map(() => 0)
+    const capture = (i: number) => async () => {
+      const a = i % accounts.length
+      const { umoId } = await client(a, i % 2).capture(
+        `Note ${i}: the ${["red", "blue", "green"][i % 3]} kite flew over hill ${i}.`
+      )
+      live[a]!.add(umoId)
+      captured[a]! += 1
+    }
+    const remove = (i: number) => async () => {
+      const a = i % accounts.length
+      const id = [...live[a]!][0]
+      if (id === undefined) return
+      live[a]!.delete(id)
+      await client(a, (i + 1) % 2).forget(id)
+      deleted[a]! += 1
+    }
+    // 250 captures first, then 150 captures and 100 deletes interleaved: 500 operations.
+    await inParallel(
+      Array.from({ length: 250 }, (_, i) => capture(i)),
+      24
+    )
+    const mixed = Array.from({ length: 250 }, (_, i) => (i % 5 < 2 ? remove(i) : capture(250 + i)))
+    await inParallel(mixed, 24)
+    const operations = captured.reduce((n, c) => n + c, 0) + deleted.reduce((n, d) => n + d, 0)
+    expect(operations).toBe(500)
+
+    let proofs = 0
+    for (const [a] of accounts.entries()) {
+      for (const p of [0, 1]) expect((await client(a, p).list({ limit: 1 })).totalCount).toBe(live[a]!.size)
+      for (const [i, id] of [...live[a]!].entries()) {
+        const proof = await client(a, i % 2).verify(id)
+        expect(proof.valid && proof.hashChainValid && !proof.chainTampered, id).toBe(true)
+        proofs += 1
+      }
+    }
+
+    const databaseUrl = new URL(url!)
+    databaseUrl.pathname = `/${database}`
+    const audits = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* AccountStore
+        const ledger = yield* Ledger
+        return yield* Effect.forEach(accounts, (name) =>
+          Effect.flatMap(store.ensureAccount(name), (account) => ledger.audit(account.account_id))
+        )
+      }).pipe(
+        Effect.provide(
+          StorageStack.layer({
+            database: Database.postgres(databaseUrl.toString()),
+            signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem }),
+            embedder: UseLiteEmbedder.layer()
+          })
+        )
+      )
+    )
+    for (const [a, audit] of audits.entries())
+      expect(audit).toEqual({ entries: captured[a]! + deleted[a]!, valid: true })
+    console.log(
+      `replicas: ${operations} operations (${captured.reduce((n, c) => n + c, 0)} captures, ${deleted.reduce((n, d) => n + d, 0)} deletes) through 2 processes; ${proofs} proofs valid; ${audits.length} chains of ${audits.map((x) => x.entries).join(", ")} entries valid`
+    )
+  }, 600_000)
+})
