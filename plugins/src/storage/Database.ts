@@ -4,10 +4,14 @@ import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { migrate } from "./migrations/index.js"
 import * as PgliteSqlClient from "./PgliteSqlClient.js"
+import { withStartupLock } from "./StartupLock.js"
 
-/** Runs the schema migrations once the client is up, so every user of the layer sees the schema. */
+/**
+ * Runs the schema migrations once the client is up, so every user of the layer sees the schema;
+ * processes starting together take turns.
+ */
 const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+  Layer.effectDiscard(withStartupLock(migrate)).pipe(Layer.provideMerge(client))
 
 /** PGlite in `dataDir` (or in memory), migrated. */
 export const pglite = (options: PgliteSqlClient.PgliteOptions = {}) =>

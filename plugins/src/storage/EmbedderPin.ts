@@ -2,6 +2,7 @@ import { type EmbedderModel, StoreError } from "@umo/core"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { storeError } from "./SqlFailure.js"
+import { withStartupLock } from "./StartupLock.js"
 
 /**
  * Pins the store to one embedder: the first start records its model and dimension and builds the
@@ -30,4 +31,4 @@ export const pinEmbedder = (model: EmbedderModel) =>
        USING hnsw ((embedding::vector(${pinned.dimensions})) vector_cosine_ops)`
     )
     return pinned
-  }).pipe(Effect.mapError(storeError("could not pin the embedder")))
+  }).pipe(withStartupLock, Effect.mapError(storeError("could not pin the embedder")))
