@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { UMOClient } from "@umo/client"
+import { AccountStore, Ledger } from "@umo/core"
+import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { describe, expect, it } from "vitest"
+import { type LiveServer, startServer } from "./support/ServerProcess.js"
+
+const root = join(import.meta.dirname, "..", "..")
+const key = `umo_faults-${"0".repeat(34)}`
+const keys = { [key]: "faults" }
+const url = process.env["UMO_TEST_DATABASE_URL"]
+
+/** The chain of the test account, audited with the server's own key file. */
+const audit = (database: ReturnType<typeof Database.pglite>, dataDir: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const account = yield* (yield* AccountStore).ensureAccount("faults")
+      return yield* (yield* Ledger).audit(account.account_id)
+    }).pipe(
+      Effect.provide(
+        StorageStack.layer({
+          database,
+          signingKey: SigningKey.layer({ dataDir }),
+          embedder: UseLiteEmbedder.layer()
+        })
+      )
+    )
+  )
+
+/** Sends a batch of 100 and kills the server (SIGKILL) as soon as some of it is stored. */
+const killDuringBatch = async (server: LiveServer) => {
+  const client = new UMOClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 })
+  const batch = client
+    .batch(
+      Array.from(
+        { length: 100 },
+        (_, i) => `Entry ${i}: the ferry left the harbour at ${(i % 12) + 1} o'clock.`
+      )
+    )
+    .then(
+      () => "finished",
+      () => "cut off"
+    )
+  let stored = 0
+  while (stored === 0) {
+    stored = (await client.list({ limit: 1 })).totalCount
+    if (stored === 0) await new Promise((r) => setTimeout(r, 10))
+  }
+  await server.kill()
+  return { outcome: await batch, storedBeforeKill: stored }
+}
+
+/** After the restart: every memory listed has a valid proof, and the chain has one entry each. */
+const expectWholeItemsOnly = async (server: LiveServer) => {
+  const client = new UMOClient({ baseUrl: server.baseUrl, apiKey: key })
+  const page = await client.list({ limit: 100 })
+  for (const item of page.items) {
+    const proof = await client.verify(item.umoId)
+    expect(proof.valid && proof.hashChainValid && !proof.chainTampered, item.umoId).toBe(true)
+  }
+  return page.totalCount
+}
+
+const faultsUrl = url?.replace(/\/[^/]*$/, `/umo_faults_${process.pid}`)
+const databases = [
+  { name: "PGlite", env: {}, database: (dir: string) => Database.pglite({ dataDir: join(dir, "pglite") }) },
+  ...(faultsUrl
+    ? [{ name: "PostgreSQL", env: { DATABASE_URL: faultsUrl }, database: () => Database.postgres(faultsUrl) }]
+    : [])
+]
+
+describe("kill -9 during a batch", () => {
+  for (const db of databases) {
+    it(`${db.name}: after a restart every item is wholly captured, with its chain entry, or absent`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "umo-faults-"))
+      const admin = url ? Database.postgres(url) : undefined
+      const database = `umo_faults_${process.pid}`
+      if (db.name === "PostgreSQL")
+        await Effect.runPromise(
+          Effect.provide(
+            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              Effect.andThen(
+                sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+                sql.unsafe(`CREATE DATABASE ${database}`)
+              )
+            ),
+            admin!
+          )
+        )
+      try {
+        const env = { ...db.env, UMO_EMBEDDER: "use-lite" }
+        const first = await startServer(root, keys, env, { dataDir: dir })
+        const { outcome, storedBeforeKill } = await killDuringBatch(first)
+        expect(outcome).toBe("cut off")
+        // The same data directory (and database) again: it must start, with nothing half-written.
+        const second = await startServer(root, keys, env, { dataDir: dir })
+        const listed = await expectWholeItemsOnly(second)
+        await second.stop()
+        const chain = await audit(db.database(dir), dir)
+        expect(chain).toEqual({ entries: listed, valid: true })
+        expect(listed).toBeGreaterThanOrEqual(storedBeforeKill)
+        expect(listed).toBeLessThan(100)
+        console.log(
+          `faults: ${db.name} killed with ${storedBeforeKill} of 100 stored; after restart ${listed} memories, ${chain.entries} chain entries, all proofs valid`
+        )
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+        if (db.name === "PostgreSQL")
+          await Effect.runPromise(
+            Effect.provide(
+              Effect.flatMap(SqlClient.SqlClient, (sql) =>
+                sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+              ),
+              admin!
+            )
+          )
+      }
+    }, 300_000)
+  }
+})
