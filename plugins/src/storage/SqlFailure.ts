@@ -1,4 +1,6 @@
 import { StoreError } from "@umo/core"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 
 /**
  * Whether a failure means the database could not be reached (worth a 503 and a retry) rather than
@@ -23,6 +25,26 @@ export const storeError =
           detail: `${detail}: ${cause.message}`,
           cause
         })
+
+/**
+ * `sql.withTransaction`, with the database lost mid-transaction reported as an Unavailable
+ * StoreError (a 503) rather than a defect (a 500): when the connection drops, the client cannot
+ * send the ROLLBACK and turns that into a defect (found by the outage test under load).
+ */
+export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
+  sql.withTransaction(effect).pipe(
+    Effect.catchDefect((defect) =>
+      isUnavailable(defect)
+        ? Effect.fail(
+            new StoreError({
+              reason: "Unavailable",
+              detail: `the database connection was lost: ${(defect as { message?: string }).message ?? ""}`,
+              cause: defect
+            })
+          )
+        : Effect.die(defect)
+    )
+  )
 
 /**
  * A timestamptz column as ISO 8601 UTC with milliseconds, the form every timestamp of the API has,

@@ -13,7 +13,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
-import { isoUtc, storeError } from "./SqlFailure.js"
+import { isoUtc, storeError, transaction } from "./SqlFailure.js"
 import { makeSearch, vectorText } from "./SqlSearch.js"
 import * as TableStatistics from "./TableStatistics.js"
 
@@ -94,7 +94,8 @@ export const make = Effect.gen(function* () {
         embedding_model: umo.embedding.model,
         chunks: umo.embedding.chunks.map((chunk, index) => ({ index, ...chunk }))
       })
-      const entry = yield* sql.withTransaction(
+      const entry = yield* transaction(
+        sql,
         Effect.gen(function* () {
           yield* sql`INSERT INTO memories ${sql.insert({
             account_id: accountId,
@@ -181,29 +182,28 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.mapError(storeError("could not list memories")))
 
   const remove = (accountId: string, umoId: string) =>
-    sql
-      .withTransaction(
-        Effect.gen(function* () {
-          const [row] = yield* sql<{ content_hash: string; semantic_hash: string; record_hash: string }>`
+    transaction(
+      sql,
+      Effect.gen(function* () {
+        const [row] = yield* sql<{ content_hash: string; semantic_hash: string; record_hash: string }>`
             DELETE FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
             RETURNING content_hash, semantic_hash, record_hash`
-          if (!row) return Option.none()
-          const entry = yield* ledger.append(accountId, { kind: "delete", umo_id: umoId, ...row })
-          const deleted_at = entry.recorded_at
-          const receipt = yield* ledger.signReceipt({
-            type: "umo-deletion-receipt",
-            umo_id: umoId,
-            deleted_at,
-            entry
-          })
-          yield* sql`INSERT INTO deletion_receipts ${sql.insert({ account_id: accountId, umo_id: umoId, seq: entry.seq, deleted_at, receipt })}`
-          return Option.some({ forgotten: true as const, umo_id: umoId, deleted_at, receipt })
+        if (!row) return Option.none()
+        const entry = yield* ledger.append(accountId, { kind: "delete", umo_id: umoId, ...row })
+        const deleted_at = entry.recorded_at
+        const receipt = yield* ledger.signReceipt({
+          type: "umo-deletion-receipt",
+          umo_id: umoId,
+          deleted_at,
+          entry
         })
-      )
-      .pipe(
-        Effect.tap((deleted) => (Option.isSome(deleted) ? statistics.wrote(1) : Effect.void)),
-        Effect.mapError(storeError("could not delete the memory"))
-      )
+        yield* sql`INSERT INTO deletion_receipts ${sql.insert({ account_id: accountId, umo_id: umoId, seq: entry.seq, deleted_at, receipt })}`
+        return Option.some({ forgotten: true as const, umo_id: umoId, deleted_at, receipt })
+      })
+    ).pipe(
+      Effect.tap((deleted) => (Option.isSome(deleted) ? statistics.wrote(1) : Effect.void)),
+      Effect.mapError(storeError("could not delete the memory"))
+    )
 
   const proof = (accountId: string, umoId: string) =>
     Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import type { Candidate, MemoryStoreShape, Neighbours, SearchOptions } from "@umo/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { storeError } from "./SqlFailure.js"
+import { storeError, transaction } from "./SqlFailure.js"
 
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
 const k1 = 1.2
@@ -54,7 +54,8 @@ export const makeSearch = (
     // the LIMIT is met (order is restored by the outer ORDER BY).
     const searched =
       options.ids === undefined
-        ? sql.withTransaction(
+        ? transaction(
+            sql,
             Effect.andThen(
               sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(100, options.limit * 4))}`),
               Effect.andThen(sql.unsafe("SET LOCAL hnsw.iterative_scan = relaxed_order"), query)
