@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
-import { ByteSize, Effect } from "effect"
+import { ByteSize, Cause, Effect } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
 import { type RateDecision, RateLimiter } from "./RateLimiter.js"
@@ -99,6 +99,12 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     }
     yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
     return yield* app.pipe(
+      // A defect answers 500 "internal error (request …)": the log line with that id says why.
+      Effect.tapCause((cause) =>
+        Cause.hasDies(cause)
+          ? Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
+          : Effect.void
+      ),
       Effect.provideService(RequestId, requestId),
       Effect.provideService(StageTimings, stages),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
