@@ -1,7 +1,8 @@
 import { connect, createServer, type Server, type Socket } from "node:net"
 import { it } from "@effect/vitest"
+import { AccountStore, Ledger, MemoryStore } from "@umo/core"
 import { Database } from "@umo/plugins"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect } from "vitest"
@@ -96,6 +97,64 @@ describe.runIf(url)("a PostgreSQL outage", () => {
           after = yield* capture("After the outage.")
         }
         expect(after.status).toBe(200)
+      })
+    )
+
+    it.effect("under load: each capture in flight when the link is cut lands whole or answers 503", () =>
+      Effect.gen(function* () {
+        const http = (yield* HttpClient.HttpClient).pipe(
+          HttpClient.mapRequest(HttpClientRequest.bearerToken(keys.bob))
+        )
+        const { account_id } = yield* (yield* AccountStore).ensureAccount("bob")
+        const ledger = yield* Ledger
+        const store = yield* MemoryStore
+        let landedSoFar = 0
+        const capture = (i: number) =>
+          Effect.flatMap(
+            http.execute(
+              HttpClientRequest.post("/v1/process").pipe(
+                HttpClientRequest.bodyJsonUnsafe({ content: `Load ${i}: the tram to Lisbon was late again.` })
+              )
+            ),
+            (r) =>
+              Effect.map(r.json, (body) => {
+                if (r.status === 200) landedSoFar += 1
+                return { status: r.status, body }
+              })
+          )
+        const realSleep = (ms: number) =>
+          Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+        const load = yield* Effect.forkChild(
+          Effect.forEach(
+            Array.from({ length: 100 }, (_, i) => i),
+            capture,
+            { concurrency: 4 }
+          )
+        )
+        // Cut the link once captures are landing, with more in flight; restore it a second later.
+        while (landedSoFar < 5) yield* realSleep(20)
+        yield* Effect.promise(link.cut)
+        yield* realSleep(1_000)
+        yield* Effect.promise(link.open)
+        const answers = yield* Fiber.join(load)
+        for (const a of answers) {
+          expect([200, 503], JSON.stringify(a.body)).toContain(a.status)
+          if (a.status === 503) expect(a.body).toEqual({ detail: expect.stringContaining("unavailable") })
+        }
+        // Recovered without a restart; then nothing is half-written: one memory and one chain
+        // entry per capture that answered 200, and the chain is whole.
+        let after = yield* capture(100)
+        for (let i = 0; i < 10 && after.status !== 200; i++) {
+          yield* realSleep(500)
+          after = yield* capture(100)
+        }
+        expect(after.status).toBe(200)
+        const landed = answers.filter((a) => a.status === 200).length + 1
+        expect((yield* store.list(account_id, { limit: 1, offset: 0 })).total).toBe(landed)
+        expect(yield* ledger.audit(account_id)).toEqual({ entries: landed, valid: true })
+        console.log(
+          `outage: ${answers.length} captures under load; ${landed - 1} landed, ${answers.length - landed + 1} answered 503`
+        )
       })
     )
   })
