@@ -5,8 +5,8 @@ import { UMOClient } from "@umo/client"
 import { AccountStore, Ledger } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
+import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 const root = join(import.meta.dirname, "..", "..")
@@ -65,11 +65,17 @@ const expectWholeItemsOnly = async (server: LiveServer) => {
   return page.totalCount
 }
 
-const faultsUrl = url?.replace(/\/[^/]*$/, `/umo_faults_${process.pid}`)
+const scratch = url ? scratchDatabase(url, `umo_faults_${process.pid}`) : undefined
 const databases = [
   { name: "PGlite", env: {}, database: (dir: string) => Database.pglite({ dataDir: join(dir, "pglite") }) },
-  ...(faultsUrl
-    ? [{ name: "PostgreSQL", env: { DATABASE_URL: faultsUrl }, database: () => Database.postgres(faultsUrl) }]
+  ...(scratch
+    ? [
+        {
+          name: "PostgreSQL",
+          env: { DATABASE_URL: scratch.url },
+          database: () => Database.postgres(scratch.url)
+        }
+      ]
     : [])
 ]
 
@@ -77,20 +83,7 @@ describe("kill -9 during a batch", () => {
   for (const db of databases) {
     it(`${db.name}: after a restart every item is wholly captured, with its chain entry, or absent`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "umo-faults-"))
-      const admin = url ? Database.postgres(url) : undefined
-      const database = `umo_faults_${process.pid}`
-      if (db.name === "PostgreSQL")
-        await Effect.runPromise(
-          Effect.provide(
-            Effect.flatMap(SqlClient.SqlClient, (sql) =>
-              Effect.andThen(
-                sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
-                sql.unsafe(`CREATE DATABASE ${database}`)
-              )
-            ),
-            admin!
-          )
-        )
+      if (db.name === "PostgreSQL") await scratch!.create()
       try {
         const env = { ...db.env, UMO_EMBEDDER: "use-lite" }
         const first = await startServer(root, keys, env, { dataDir: dir })
@@ -109,15 +102,7 @@ describe("kill -9 during a batch", () => {
         )
       } finally {
         rmSync(dir, { recursive: true, force: true })
-        if (db.name === "PostgreSQL")
-          await Effect.runPromise(
-            Effect.provide(
-              Effect.flatMap(SqlClient.SqlClient, (sql) =>
-                sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-              ),
-              admin!
-            )
-          )
+        if (db.name === "PostgreSQL") await scratch!.drop()
       }
     }, 300_000)
   }

@@ -4,16 +4,13 @@ import { UMOClient } from "@umo/client"
 import { AccountStore, Ledger } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
 const url = process.env["UMO_TEST_DATABASE_URL"]
 const root = join(import.meta.dirname, "..", "..")
-
-const onAdmin = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
-  Effect.runPromise(Effect.provide(effect, Database.postgres(url!)))
 
 const accounts = ["replica-a", "replica-b", "replica-c"]
 const keys = Object.fromEntries(accounts.map((name) => [`umo_${name}-${"0".repeat(30)}`.slice(0, 44), name]))
@@ -36,31 +33,18 @@ const inParallel = async (jobs: ReadonlyArray<() => Promise<void>>, width: numbe
  * and every account's chain audits as one line with an entry per capture and per delete.
  */
 describe.runIf(url)("two server processes on one PostgreSQL", () => {
-  const database = `umo_replicas_${process.pid}`
+  const scratch = scratchDatabase(url ?? "postgres://127.0.0.1/none", `umo_replicas_${process.pid}`)
   const servers: Array<LiveServer> = []
 
   beforeAll(async () => {
-    await onAdmin(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.andThen(
-          sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
-          sql.unsafe(`CREATE DATABASE ${database}`)
-        )
-      )
-    )
-    const databaseUrl = new URL(url!)
-    databaseUrl.pathname = `/${database}`
-    const env = { DATABASE_URL: databaseUrl.toString(), UMO_SIGNING_KEY: pem, UMO_EMBEDDER: "use-lite" }
+    await scratch.create()
+    const env = { DATABASE_URL: scratch.url, UMO_SIGNING_KEY: pem, UMO_EMBEDDER: "use-lite" }
     servers.push(...(await Promise.all([0, 1].map(() => startServer(root, keys, env)))))
   }, 240_000)
 
   afterAll(async () => {
     for (const server of servers) await server.stop()
-    await onAdmin(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      )
-    )
+    await scratch.drop()
   }, 60_000)
 
   it("keeps counts, proofs and chains right under 500 concurrent captures and deletes", async () => {
@@ -107,8 +91,6 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
       }
     }
 
-    const databaseUrl = new URL(url!)
-    databaseUrl.pathname = `/${database}`
     const audits = await Effect.runPromise(
       Effect.gen(function* () {
         const store = yield* AccountStore
@@ -119,7 +101,7 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
       }).pipe(
         Effect.provide(
           StorageStack.layer({
-            database: Database.postgres(databaseUrl.toString()),
+            database: Database.postgres(scratch.url),
             signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem }),
             embedder: UseLiteEmbedder.layer()
           })

@@ -4,8 +4,8 @@ import { AccountStore, Ledger, MemoryStore } from "@umo/core"
 import { Database } from "@umo/plugins"
 import { Effect, Fiber } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect } from "vitest"
+import { scratchDatabase } from "../support/ScratchDatabase.js"
 import { keys, TestServer } from "../support/TestServer.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
@@ -40,34 +40,21 @@ const relay = (target: URL, port: number) => {
   }
 }
 
-const onAdmin = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
-  Effect.runPromise(Effect.provide(effect, Database.postgres(url!)))
-
 describe.runIf(url)("a PostgreSQL outage", () => {
   const database = `umo_outage_${process.pid}`
+  const scratch = scratchDatabase(url ?? "postgres://127.0.0.1/none", database)
   const port = 40_000 + (process.pid % 20_000)
   // vitest collects this body even when it skips it: no URL then, and nothing is opened.
   const link = relay(new URL(url ?? "postgres://127.0.0.1:5432"), port)
 
   // Its own database: the server pins its embedder there, apart from the storage contract's.
   beforeAll(async () => {
-    await onAdmin(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.andThen(
-          sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
-          sql.unsafe(`CREATE DATABASE ${database}`)
-        )
-      )
-    )
+    await scratch.create()
     await link.open()
   }, 60_000)
   afterAll(async () => {
     await link.cut()
-    await onAdmin(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-      )
-    )
+    await scratch.drop()
   }, 60_000)
 
   it.layer(TestServer({ database: Database.postgres(`postgres://postgres@127.0.0.1:${port}/${database}`) }), {
