@@ -1,5 +1,5 @@
 import { it } from "@effect/vitest"
-import { isUmoId, verifyReceipt } from "@umo/core"
+import { AccountStore, isUmoId, sha256Hex, verifyReceipt } from "@umo/core"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { describe, expect } from "vitest"
@@ -172,6 +172,21 @@ describe("memories", () => {
         })
         expect(yield* Effect.flip(wrong.memories.list({ query: {} }))).toMatchObject({
           detail: expect.stringContaining("invalid")
+        })
+      })
+    )
+
+    it.effect("answers 401 to a key from the moment it is revoked", () =>
+      Effect.gen(function* () {
+        const accounts = yield* AccountStore
+        const { account_id } = yield* accounts.ensureAccount("revoked")
+        const key = `umo_revoke-me-${"0".repeat(26)}`
+        yield* accounts.addKey(account_id, "revoke_me", sha256Hex(key))
+        const client = yield* clientFor(key)
+        expect((yield* client.account.status()).data.account.name).toBe("revoked")
+        expect(yield* accounts.revokeKey("revoke_me")).toBe(true)
+        expect(yield* Effect.flip(client.account.status())).toMatchObject({
+          detail: expect.stringContaining("revoked")
         })
       })
     )
