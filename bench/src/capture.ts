@@ -5,7 +5,7 @@
  * the pipeline on this machine, since every memory must be embedded.
  *
  *   npm run bench:capture                 # 800 texts a mode, PGlite
- *   npm run bench:capture -- --quick      # 48 texts a mode
+ *   npm run bench:capture -- --quick      # 32 texts a mode
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:capture   # PostgreSQL too (a fresh database)
  *
  * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
@@ -25,7 +25,7 @@ import { pool } from "./support/Pool.js"
 import { writeReadmeSection } from "./support/Readme.js"
 import { round1 } from "./support/Stats.js"
 
-const perMode = quick ? 48 : 800
+const perMode = quick ? 32 : 800
 const concurrency = [1, 4, 16] as const
 
 /** Raw embedder throughput: the texts in batches of 100, as a batch capture hands them over. */

@@ -3,7 +3,7 @@
  * chain grows from 1,000 to 100,000 entries, next to a full chain audit (which is linear).
  *
  *   npm run bench:provenance            # 1k and 100k entries, PGlite (and PostgreSQL if DATABASE_URL)
- *   npm run bench:provenance -- --quick # 500 and 2,000
+ *   npm run bench:provenance -- --quick # 200 and 1,000
  *
  * Filler entries are appended through the real Ledger (signed, checkpointed), in transactions of
  * 1,000 to keep set-up time down; the measured memories are captured through the real pipeline.
@@ -18,7 +18,7 @@ import { barChart } from "./support/Chart.js"
 import { quick } from "./support/Cli.js"
 import { percentile } from "./support/Stats.js"
 
-const sizes = quick ? [500, 2_000] : [1_000, 100_000]
+const sizes = quick ? [200, 1_000] : [1_000, 100_000]
 const samples = 200
 
 const hex = () => randomBytes(32).toString("hex")

@@ -16,6 +16,7 @@ const started = performance.now()
 
 for (const [i, bench] of benches.entries()) {
   console.log(`\n== ${i + 1}/${benches.length} ${bench}${quick ? " (quick)" : ""}`)
+  const benchStarted = performance.now()
   const run = spawnSync(
     process.execPath,
     [
@@ -29,5 +30,6 @@ for (const [i, bench] of benches.entries()) {
     console.error(`bench: ${bench} failed (exit ${run.status})`)
     process.exit(1)
   }
+  console.log(`== ${bench}: ${Math.round((performance.now() - benchStarted) / 1000)} s`)
 }
 console.log(`\nbench: done in ${Math.round((performance.now() - started) / 1000)} s`)

@@ -6,7 +6,7 @@
  *   npm run bench:search                               # 1k, 10k, 100k on PGlite
  *   npm run bench:search -- --sizes 1000,10000         # chosen sizes
  *   npm run bench:search -- --pglite-sizes 1000,10000  # fewer on PGlite (100k takes long to load)
- *   npm run bench:search -- --quick                    # 1k
+ *   npm run bench:search -- --quick                    # 500 memories, 30 questions
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:search   # PostgreSQL too (a fresh database)
  *
  * The corpus is synthetic but made of real embeddings: every LoCoMo turn is embedded once with the
@@ -31,16 +31,16 @@ import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
 import { percentile, round1 } from "./support/Stats.js"
 
-const sizes = (
-  argument("sizes")?.split(",").map(Number) ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
-).sort((a, b) => a - b)
+const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_000, 10_000, 100_000])).sort(
+  (a, b) => a - b
+)
 const pgliteSizes = argument("pglite-sizes")?.split(",").map(Number)
-const queriesPerSize = quick ? 50 : 200
+const queriesPerSize = quick ? 30 : 200
 const apiKey = `umo_bench-search-${"0".repeat(24)}`
 
 const { turns: allTurns, questions } = load(dataDir(root))
-// Quick runs draw from the first 300 turns, so a fresh clone embeds 300 texts, not 2,760.
-const turns = quick ? allTurns.slice(0, 300) : allTurns
+// Quick runs draw from the first 150 turns, so a fresh clone embeds 150 texts, not 2,760.
+const turns = quick ? allTurns.slice(0, 150) : allTurns
 const turnTexts = turns.map(memoryText)
 
 const sampleRandom = seeded(11)
