@@ -1,28 +1,14 @@
-/**
- * Capture throughput: memories per second through the public API (`POST /v1/batch` with 100 items
- * a call, and `POST /v1/process` one at a time), with 1, 4 and 16 concurrent clients (each its own
- * account), next to the raw embedder's throughput on the same texts in the same run — the limit of
- * the pipeline on this machine, since every memory must be embedded.
- *
- *   npm run bench:capture                 # 800 texts a mode, PGlite
- *   npm run bench:capture -- --quick      # 32 texts a mode
- *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:capture   # PostgreSQL too (a fresh database)
- *
- * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
- */
-import { mkdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Embedder } from "@umo/core"
 import { EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"
+import { pool } from "../../server/test/support/Pool.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { barChart } from "./support/Chart.js"
 import { progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
-import { pool } from "./support/Pool.js"
-import { writeReadmeSection } from "./support/Readme.js"
+import { publishResults } from "./support/Results.js"
 import { round1 } from "./support/Stats.js"
 
 const perMode = quick ? 32 : 800
@@ -146,12 +132,10 @@ const table = [
 ].join("\n")
 console.log(table)
 
-const out = join(root, "bench", "results")
-mkdirSync(out, { recursive: true })
-const name = quick ? "capture-quick" : "capture"
-writeFileSync(join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`)
-writeFileSync(
-  join(out, `${name}.svg`),
+publishResults(
+  root,
+  "capture",
+  results,
   barChart({
     title: `Capture throughput (${raw.model}), memories/s`,
     yLabel: "memories / s",
@@ -161,14 +145,6 @@ writeFileSync(
     ),
     series: [{ name: "through the API", values: withRatio.map((r) => r.per_second) }],
     reference: { value: raw.per_second, label: `raw embedder ${raw.per_second}/s` }
-  })
-)
-if (!quick)
-  writeReadmeSection(
-    root,
-    "capture",
-    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memory_gb} GB, Node ${results.machine.node}; ${results.machine.date}.\n\n${table}`
-  )
-console.log(
-  `wrote bench/results/${name}.json and ${name}.svg${quick ? "" : " and the table in bench/README.md"}`
+  }),
+  table
 )

@@ -10,21 +10,21 @@
  * Eight clients write to four accounts, two clients an account; with two processes the two
  * clients of an account talk to different processes, so every chain is appended to by both.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { AccountStore, Ledger } from "@umo/core"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect } from "effect"
+import { pool } from "../../server/test/support/Pool.js"
 import { type LiveServer, startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load } from "./recall/LoCoMo.js"
 import { barChart } from "./support/Chart.js"
 import { progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
-import { pool } from "./support/Pool.js"
-import { writeReadmeSection } from "./support/Readme.js"
+import { publishResults } from "./support/Results.js"
 import { percentile, round1 } from "./support/Stats.js"
 
 const pgUrl = process.env.UMO_BENCH_DATABASE_URL
@@ -180,12 +180,10 @@ const results = {
   memories_per_phase: perPhase,
   phases
 }
-const out = join(root, "bench", "results")
-mkdirSync(out, { recursive: true })
-const name = quick ? "scaleout-quick" : "scaleout"
-writeFileSync(join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`)
-writeFileSync(
-  join(out, `${name}.svg`),
+publishResults(
+  root,
+  "scaleout",
+  results,
   barChart({
     title: "One server process vs two on one PostgreSQL",
     yLabel: "per second",
@@ -194,23 +192,15 @@ writeFileSync(
       { name: "captures/s", values: phases.map((p) => p.capture_per_second) },
       { name: "searches/s", values: phases.map((p) => p.search_per_second) }
     ]
-  })
+  }),
+  table
 )
-if (!quick)
-  writeReadmeSection(
-    root,
-    "scaleout",
-    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memory_gb} GB, Node ${results.machine.node}; ${results.machine.date}.\n\n${table}`
-  )
 const failed = phases.some(
   (p) =>
     !p.chains_valid ||
     p.memories_listed !== p.memories_captured ||
     p.chain_entries !== p.memories_captured ||
     p.proofs_valid !== p.proofs_checked
-)
-console.log(
-  `wrote bench/results/${name}.json and ${name}.svg${quick ? "" : " and the table in bench/README.md"}`
 )
 if (failed) {
   console.error("scaleout: the result is not correct (see the table)")

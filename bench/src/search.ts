@@ -28,7 +28,7 @@ import { barChart } from "./support/Chart.js"
 import { argument, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
-import { writeReadmeSection } from "./support/Readme.js"
+import { publishResults } from "./support/Results.js"
 import { percentile, round1 } from "./support/Stats.js"
 
 const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_000, 10_000, 100_000])).sort(
@@ -293,10 +293,10 @@ const results = {
   queries_per_size: queriesPerSize,
   runs
 }
-mkdirSync(out, { recursive: true })
-writeFileSync(join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`)
-writeFileSync(
-  join(out, `${name}.svg`),
+publishResults(
+  root,
+  "search",
+  results,
   barChart({
     title: "Search latency, p95 (ms)",
     yLabel: "ms",
@@ -308,14 +308,6 @@ writeFileSync(
       { name: "server", values: runs.map((r) => (r.server_ms as Percentiles).p95) }
     ],
     reference: { value: 50, label: "target p95 50 ms (PostgreSQL, 100k)" }
-  })
-)
-if (!quick)
-  writeReadmeSection(
-    root,
-    "search",
-    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memory_gb} GB, Node ${results.machine.node}; ${results.machine.date}.\n\n${table}`
-  )
-console.log(
-  `wrote bench/results/${name}.json and ${name}.svg${quick ? "" : " and the table in bench/README.md"}`
+  }),
+  table
 )

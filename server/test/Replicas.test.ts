@@ -5,6 +5,7 @@ import { AccountStore, Ledger } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { pool } from "./support/Pool.js"
 import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
@@ -15,16 +16,6 @@ const root = join(import.meta.dirname, "..", "..")
 const accounts = ["replica-a", "replica-b", "replica-c"]
 const keys = Object.fromEntries(accounts.map((name) => [`umo_${name}-${"0".repeat(30)}`.slice(0, 44), name]))
 const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
-
-/** Runs `jobs` with at most `width` of them at once. */
-const inParallel = async (jobs: ReadonlyArray<() => Promise<void>>, width: number) => {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < jobs.length) await jobs[next++]!()
-    })
-  )
-}
 
 /**
  * Two server processes on one PostgreSQL database, started at the same moment (so both run the
@@ -72,12 +63,13 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
       deleted[a]! += 1
     }
     // 250 captures first, then 150 captures and 100 deletes interleaved: 500 operations.
-    await inParallel(
+    await pool(
       Array.from({ length: 250 }, (_, i) => capture(i)),
-      24
+      24,
+      (_, job) => job()
     )
     const mixed = Array.from({ length: 250 }, (_, i) => (i % 5 < 2 ? remove(i) : capture(250 + i)))
-    await inParallel(mixed, 24)
+    await pool(mixed, 24, (_, job) => job())
     const operations = captured.reduce((n, c) => n + c, 0) + deleted.reduce((n, d) => n + d, 0)
     expect(operations).toBe(500)
 
