@@ -15,13 +15,14 @@ const defaultCandidateBudget = 1_000
 /** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */
 export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
 
+/** Rows of a search query as candidates (drivers may return numeric scores as strings). */
+const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
+  rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
+
 /**
  * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, and the
  * memories next to a memory in its source's timeline.
  */
-/** Rows of a search query as candidates (drivers may return numeric scores as strings). */
-const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
-  rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
 
 export const makeSearch = (
   sql: SqlClient.SqlClient,
