@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
 import { ByteSize, Cause, Effect } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
+import { elapsedMs, type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
 import { type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
@@ -69,7 +69,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const stages: Array<StageTiming> = []
     const decision = yield* limiter.take(callerOf(request))
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
-      const durationMs = Math.round((performance.now() - started) * 10) / 10
+      const durationMs = elapsedMs(started)
       const final = HttpServerResponse.setHeaders(asProblem(response, requestId), {
         "x-request-id": requestId,
         // The time the server spent on the request and its stages (W3C Server Timing).

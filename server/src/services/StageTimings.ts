@@ -15,6 +15,9 @@ export const StageTimings = Context.Reference<Array<StageTiming> | undefined>("@
   defaultValue: () => undefined
 })
 
+/** Milliseconds since `started` (a `performance.now()`), to a tenth. */
+export const elapsedMs = (started: number) => Math.round((performance.now() - started) * 10) / 10
+
 /** Runs `effect` and records its duration as stage `name` (a token: letters, digits, `-`, `_`). */
 export const timed =
   (name: string) =>
@@ -23,7 +26,7 @@ export const timed =
       const started = performance.now()
       const result = yield* effect
       const stages = yield* StageTimings
-      stages?.push({ name, ms: Math.round((performance.now() - started) * 10) / 10 })
+      stages?.push({ name, ms: elapsedMs(started) })
       return result
     })
 
