@@ -11,7 +11,8 @@ export class CurrentAccount extends Context.Service<
 
 /**
  * `Authorization: Bearer <API_KEY>` on every call but `/health`: resolves the key to its account
- * (401 when missing, unknown or revoked) and applies the key's rate limit (429).
+ * (401 when missing, unknown or revoked). The rate limit (429) is applied before it, by the request
+ * middleware; it is listed here so the API description shows it.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentAccount }>()(
   "@umo/server/Authentication",

@@ -1,9 +1,16 @@
 import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
 import { ByteSize, Cause, Effect } from "effect"
-import { HttpEffect, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  HttpEffect,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
+import { withoutKeys } from "../services/ApiKeys.js"
 import { elapsedMs, type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
-import { type RateDecision, RateLimiter } from "./RateLimiter.js"
+import { type Caller, type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
@@ -14,13 +21,19 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
  */
 export const maxBodySize = ByteSize.megabytes(24)
 
-/** Who a request counts against: its bearer key (hashed, never logged), else its address. */
-const callerOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const authorization = request.headers["authorization"] ?? ""
-  const token = authorization.replace(/^Bearer\s+/i, "").trim()
-  if (token.length > 0) return `key:${sha256Hex(token)}`
-  return `ip:${request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"}`
+/** Who sent the request, for its rate limit: its bearer key's hash (never the key) and address. */
+const callerOf = (request: HttpServerRequest.HttpServerRequest): Caller => {
+  const token = (request.headers["authorization"] ?? "").replace(/^Bearer\s+/i, "").trim()
+  return {
+    keyHash: token.length > 0 ? sha256Hex(token) : undefined,
+    address: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
+  }
 }
+
+/** A defect, but not the router's "no such route" (a plain 404 that needs no error log). */
+const isUnexpected = (reason: Cause.Reason<unknown>) =>
+  Cause.isDieReason(reason) &&
+  !(HttpServerError.isHttpServerError(reason.defect) && reason.defect.reason._tag === "RouteNotFound")
 
 const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe({ detail }, { status })
 
@@ -56,7 +69,7 @@ const rateHeaders = (decision: RateDecision): Record<string, string> => ({
  * one) and echoes it; applies the caller's rate limit (429 with `Retry-After` and `RateLimit-*`
  * headers); makes every error a JSON `{detail}`; reports its time, and its stages' times, in
  * `Server-Timing`; and writes one JSON log line per request (id, method, path, status, duration;
- * never a key). Response changes happen in a pre-response handler, since the platform writes the
+ * never a key: one pasted into the path is cut to its public id). Response changes happen in a pre-response handler, since the platform writes the
  * handler's response before middleware sees it.
  */
 export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -81,7 +94,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
           Effect.annotateLogs({
             request_id: requestId,
             method: request.method,
-            path: request.url.split("?")[0],
+            path: withoutKeys(request.url.split("?")[0]!),
             status: final.status,
             duration_ms: durationMs
           })
@@ -101,8 +114,10 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     return yield* app.pipe(
       // A defect answers 500 "internal error (request …)": the log line with that id says why.
       Effect.tapCause((cause) =>
-        Cause.hasDies(cause)
-          ? Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: requestId }))
+        cause.reasons.some(isUnexpected)
+          ? Effect.logError("request failed").pipe(
+              Effect.annotateLogs({ request_id: requestId, cause: withoutKeys(Cause.pretty(cause)) })
+            )
           : Effect.void
       ),
       Effect.provideService(RequestId, requestId),

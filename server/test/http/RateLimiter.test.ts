@@ -1,0 +1,204 @@
+import { randomUUID } from "node:crypto"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Caller, make, type RateDecision } from "../../src/http/RateLimiter.js"
+import { keys, startListening } from "../support/TestServer.js"
+
+const perMinute = 6
+const ratePerMs = perMinute / 60_000
+
+/** Keys 0 and 1 exist until revoked; 2 and 3 never did. `key: undefined` sends no key. */
+type Event =
+  | {
+      readonly kind: "request"
+      readonly waitMs: number
+      readonly key: number | undefined
+      readonly address: number
+    }
+  | { readonly kind: "revoke"; readonly key: number }
+
+const event: fc.Arbitrary<Event> = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant("request" as const),
+      // Mostly bursts, sometimes long enough waits for buckets to refill.
+      waitMs: fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: 0, max: 1_000 }),
+        fc.integer({ min: 0, max: 40_000 })
+      ),
+      key: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      address: fc.integer({ min: 0, max: 1 })
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("revoke" as const), key: fc.integer({ min: 0, max: 1 }) })
+  }
+)
+
+const hashOf = (key: number) => `hash-${key}`
+
+/** Drives the limiter as the server does: take, then authentication reports on allowed keyed requests. */
+const run = (events: ReadonlyArray<Event>) =>
+  Effect.gen(function* () {
+    const limiter = yield* make(perMinute)
+    const valid = new Set([0, 1])
+    let now = 0
+    const decisions: Array<{ at: number; caller: Caller; key: number | undefined; decision: RateDecision }> =
+      []
+    for (const e of events) {
+      if (e.kind === "revoke") {
+        valid.delete(e.key)
+        continue
+      }
+      now += e.waitMs
+      yield* TestClock.setTime(now)
+      const caller = {
+        keyHash: e.key === undefined ? undefined : hashOf(e.key),
+        address: `10.0.0.${e.address}`
+      }
+      const decision = yield* limiter.take(caller)
+      decisions.push({ at: now, caller, key: e.key, decision })
+      if (decision.allowed && e.key !== undefined) {
+        yield* valid.has(e.key) ? limiter.keyAccepted(hashOf(e.key)) : limiter.keyRefused(hashOf(e.key))
+      }
+    }
+    return decisions
+  }).pipe(Effect.provide(TestClock.layer()), Effect.runPromise)
+
+/**
+ * The closed form of a token bucket, independent of the limiter's incremental arithmetic: at time
+ * t the bucket holds min over earlier times s of (perMinute + rate·(t − s) − requests it allowed
+ * in [s, t)), and perMinute when nothing came before.
+ */
+const tokensAt = (allowedTimes: ReadonlyArray<number>, t: number) =>
+  Math.min(
+    perMinute,
+    ...allowedTimes.map((s, i) => perMinute + ratePerMs * (t - s) - (allowedTimes.length - i))
+  )
+
+describe("RateLimiter", () => {
+  it("allows exactly what a token bucket per key, and per address for unproven keys, allows", async () => {
+    let checked = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 120, size: "max" }), async (events) => {
+        const decisions = await run(events)
+        // What the model knows: which keys have authenticated (and not been refused since), and
+        // the times each bucket gave a token.
+        const proven = new Set<string>()
+        const valid = new Set([0, 1])
+        const allowedAt = new Map<string, Array<number>>()
+        let d = 0
+        for (const e of events) {
+          if (e.kind === "revoke") {
+            valid.delete(e.key)
+            continue
+          }
+          const { at, caller, decision } = decisions[d++]!
+          const buckets =
+            caller.keyHash === undefined
+              ? [`ip:${caller.address}`]
+              : proven.has(caller.keyHash)
+                ? [`key:${caller.keyHash}`]
+                : [`key:${caller.keyHash}`, `ip:${caller.address}`]
+          const tokens = Math.min(...buckets.map((b) => tokensAt(allowedAt.get(b) ?? [], at)))
+          // Float rounding may land either side of exactly one token; such cases are not judged.
+          if (Math.abs(tokens - 1) > 1e-9) {
+            expect(decision.allowed, `request at ${at} ms with ${tokens.toFixed(4)} tokens`).toBe(tokens >= 1)
+            checked++
+          }
+          if (!decision.allowed) {
+            expect(decision.retryAfterSeconds).toBeGreaterThan(0)
+            continue
+          }
+          for (const b of buckets) allowedAt.set(b, [...(allowedAt.get(b) ?? []), at])
+          if (e.key !== undefined) {
+            if (valid.has(e.key)) proven.add(hashOf(e.key))
+            else proven.delete(hashOf(e.key))
+          }
+        }
+      }),
+      { numRuns: 300 }
+    )
+    console.log(`rate limiter: ${checked} decisions checked against the closed form`)
+  })
+
+  it("keeps a proven key's requests apart from a flood of made-up keys from its address", async () => {
+    const flood: Array<Event> = Array.from({ length: 200 }, (_, i) => ({
+      kind: "request",
+      waitMs: 10,
+      key: 2 + (i % 2),
+      address: 0
+    }))
+    const decisions = await run([
+      { kind: "request", waitMs: 0, key: 0, address: 0 },
+      ...flood,
+      ...Array.from({ length: 4 }, (): Event => ({ kind: "request", waitMs: 0, key: 0, address: 0 }))
+    ])
+    const floodAllowed = decisions.slice(1, 201).filter((x) => x.decision.allowed).length
+    // The address had 5 tokens left after the proven key's first request, plus 2 s of refill.
+    expect(floodAllowed).toBe(5)
+    expect(decisions.slice(201).map((x) => x.decision.allowed)).toEqual([true, true, true, true])
+  })
+})
+
+describe("rate limit under load, over HTTP", () => {
+  const limit = 60
+  let server: { readonly baseUrl: string; readonly stop: () => Promise<void> }
+  beforeAll(async () => {
+    server = await startListening({ ratePerMinute: limit })
+  }, 120_000)
+  afterAll(() => server.stop())
+
+  const get = async (key: string) => {
+    const response = await fetch(`${server.baseUrl}/v1/account`, {
+      headers: { authorization: `Bearer ${key}` }
+    })
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as { detail?: string }
+    }
+  }
+
+  it("holds each key to its limit and a flood of made-up keys to its address's, concurrently", async () => {
+    // Each key proves itself once; each first request also took a token from the address.
+    expect((await get(keys.alice)).status).toBe(200)
+    expect((await get(keys.bob)).status).toBe(200)
+    const started = performance.now()
+    const [alice, madeUp, bob] = await Promise.all([
+      Promise.all(Array.from({ length: 300 }, () => get(keys.alice))),
+      Promise.all(Array.from({ length: 300 }, () => get(`umo_${randomUUID()}`))),
+      Promise.all(Array.from({ length: 30 }, () => get(keys.bob)))
+    ])
+    // One token a second comes back while the burst runs.
+    const refill = Math.ceil(((performance.now() - started) / 60_000) * limit)
+    const count = (answers: ReadonlyArray<{ status: number }>, status: number) =>
+      answers.filter((a) => a.status === status).length
+    console.log(
+      `rate limit under load: ${alice.length + madeUp.length + bob.length} concurrent requests in ` +
+        `${Math.round(performance.now() - started)} ms; alice ${count(alice, 200)} × 200 and ` +
+        `${count(alice, 429)} × 429; made-up keys ${count(madeUp, 401)} × 401 and ${count(madeUp, 429)} × 429; ` +
+        `bob ${count(bob, 200)} × 200`
+    )
+
+    expect(count(alice, 200) + count(alice, 429)).toBe(300)
+    expect(count(alice, 200)).toBeGreaterThanOrEqual(limit - 1)
+    expect(count(alice, 200)).toBeLessThanOrEqual(limit - 1 + refill)
+    // Made-up keys reach the key lookup only as often as the address's bucket allows.
+    expect(count(madeUp, 401) + count(madeUp, 429)).toBe(300)
+    expect(count(madeUp, 401)).toBeGreaterThanOrEqual(limit - 2)
+    expect(count(madeUp, 401)).toBeLessThanOrEqual(limit - 2 + refill)
+    // A proven key from the same address is not slowed by that flood.
+    expect(count(bob, 200)).toBe(30)
+    for (const refused of [...alice, ...madeUp].filter((a) => a.status === 429)) {
+      expect(refused.body.detail).toMatch(/rate limit of 60 requests per minute exceeded/)
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      expect(refused.headers.get("ratelimit-remaining")).toBe("0")
+    }
+  }, 120_000)
+})
