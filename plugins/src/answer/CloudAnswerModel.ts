@@ -47,7 +47,8 @@ const post = (
   url: string,
   headers: Record<string, string>,
   body: unknown,
-  timeoutMs: number
+  timeoutMs: number,
+  providerKey: string
 ) =>
   Effect.tryPromise({
     try: async () => {
@@ -59,14 +60,15 @@ const post = (
       })
       const text = await response.text()
       if (!response.ok) {
-        // Providers put a message under error.message; never echo the caller's key.
+        // Providers put a message under error.message. Some quote the key they were given; the
+        // caller's key is cut out, so it is never echoed or logged by us.
         const message = (() => {
           try {
             return (JSON.parse(text) as { error?: { message?: string } }).error?.message
           } catch {
             return undefined
           }
-        })()
+        })()?.replaceAll(providerKey, "[provider_key]")
         throw failure(
           model.id,
           "ProviderFailed",
@@ -121,7 +123,8 @@ export const answer = (model: CloudModel, endpoints: CloudEndpoints, request: An
                 { role: "user", content: prompt(request) }
               ]
             },
-            timeout
+            timeout,
+            request.providerKey
           )
         : yield* post(
             model,
@@ -133,7 +136,8 @@ export const answer = (model: CloudModel, endpoints: CloudEndpoints, request: An
               system,
               messages: [{ role: "user", content: prompt(request) }]
             },
-            timeout
+            timeout,
+            request.providerKey
           )
     const text = completionText(model, json)?.trim()
     if (!text) return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)

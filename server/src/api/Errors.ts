@@ -1,3 +1,4 @@
+import { isUmoId } from "@umo/core"
 import { Schema } from "effect"
 
 /**
@@ -30,5 +31,11 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
   httpApiStatus: 503
 }) {}
 
-/** The 404 of every call that takes an id: unknown, malformed, deleted or another account's. */
-export const memoryNotFound = (id: string) => new NotFound({ detail: `no memory with id ${id}` })
+/**
+ * The 404 of every call that takes an id: unknown, malformed, deleted or another account's. Only
+ * a well-formed id is echoed: whatever else was sent (a pasted API key, say) is not repeated.
+ */
+export const memoryNotFound = (id: string) =>
+  new NotFound({
+    detail: isUmoId(id) ? `no memory with id ${id}` : "no memory with that id (a memory id is a UUID)"
+  })

@@ -30,7 +30,16 @@ export const generateKey = (): NewKey => {
   return { key, keyId, keyHash: sha256Hex(key) }
 }
 
-const keyPattern = /^umo_[0-9A-Za-z]{40}$/
+/** Where a generated key appears in text: `umo_`, the 8-character id, the 32-character secret. */
+const keyInText = /umo_[0-9A-Za-z]{40}/g
+const keyPattern = new RegExp(`^${keyInText.source}$`)
+
+/**
+ * The text with every generated key in it cut down to its public id (`umo_abcdefgh[secret]`): for
+ * what the server logs of a request, where a caller may have pasted a key into the path.
+ */
+export const withoutKeys = (text: string): string =>
+  text.replace(keyInText, (key) => `${key.slice(0, 12)}[secret]`)
 
 /**
  * The id and hash under which a key given in configuration (`UMO_API_KEYS="key=account,…"`) is

@@ -10,9 +10,11 @@ export const parseApiKeys = (
     .split(",")
     .map((pair) => pair.trim())
     .filter((pair) => pair.length > 0)
-    .map((pair) => {
+    .map((pair, i) => {
       const at = pair.lastIndexOf("=")
-      if (at <= 0 || at === pair.length - 1) throw new Error(`UMO_API_KEYS: "${pair}" is not key=account`)
+      // The entry itself is not shown: it may be a key whose "=account" was forgotten.
+      if (at <= 0 || at === pair.length - 1)
+        throw new Error(`UMO_API_KEYS: entry ${i + 1} is not key=account (not shown: it may hold a key)`)
       return { key: pair.slice(0, at), account: pair.slice(at + 1) }
     })
 

@@ -30,13 +30,15 @@ export interface LiveServer {
   readonly stop: () => Promise<void>
   /** SIGKILL (no shutdown at all), then waits for the exit; the data directory is kept. */
   readonly kill: () => Promise<void>
-  /** What the process printed last (up to 4,000 characters). */
+  /** What the process printed last (up to 4,000 characters, or all of it with `keepOutput`). */
   readonly output: () => string
 }
 
 /** Where the server keeps its data: a fresh temporary directory, unless given (and then kept). */
 export interface StartOptions {
   readonly dataDir?: string
+  /** Keep everything the process prints, not only the end (for tests that read its logs). */
+  readonly keepOutput?: boolean
 }
 
 /** `keys` maps API keys to account names; `env` adds or overrides settings (embedder, weights …). */
@@ -50,6 +52,7 @@ export const startServer = async (
   const spawned = performance.now()
   const port = await freePort()
   let output = ""
+  const kept = options.keepOutput ? Number.POSITIVE_INFINITY : 4000
   const child: ChildProcess = spawn(
     process.execPath,
     // `--import tsx` keeps the server in this one process, so its pid (and memory) is the server's.
@@ -70,12 +73,11 @@ export const startServer = async (
       stdio: ["ignore", "pipe", "pipe"]
     }
   )
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000)
-  })
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000)
-  })
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-kept)
+  }
+  child.stdout?.on("data", keep)
+  child.stderr?.on("data", keep)
   const baseUrl = `http://127.0.0.1:${port}`
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return
