@@ -44,7 +44,7 @@ export const NodeServer = Layer.unwrap(
   Effect.gen(function* () {
     const port = yield* Config.Port("PORT").pipe(Config.withDefault(8787))
     const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
-    return NodeHttpServer.layer(createUmoServer, { port, host })
+    return NodeHttpServer.layer(() => createUmoServer(), { port, host })
   })
 )
 

@@ -11,7 +11,9 @@ export const limits = {
   requestTimeoutMs: 120_000,
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16_384
-} as const
+}
+
+export type HttpLimits = typeof limits
 
 const reasons: Record<string, readonly [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, "request headers are larger than 16 KB"],
@@ -38,15 +40,19 @@ const answerClientError = (error: Error & { code?: string; rawPacket?: Buffer },
   )
 }
 
-/** Node's HTTP server with the limits above and `{detail}` answers to malformed requests. */
-export const createUmoServer = (): Server => {
+/**
+ * Node's HTTP server with the limits above (or others: tests shorten the timeouts) and `{detail}`
+ * answers to malformed requests.
+ */
+export const createUmoServer = (given: Partial<HttpLimits> = {}): Server => {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxHeaderBytes } = { ...limits, ...given }
   const server = createServer({
     // The API does not route by host; a request without one is served rather than refused bare.
     requireHostHeader: false,
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    maxHeaderSize: maxHeaderBytes,
     // How often those timeouts are checked (Node's default, 30 s, would let them run 50 s).
     connectionsCheckingInterval: 1_000
   })

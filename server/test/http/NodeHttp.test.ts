@@ -16,10 +16,10 @@ beforeAll(() => {
 })
 
 /** Writes `parts` (waiting `pauseMs` between them) and reads until the server closes. */
-const exchange = (parts: ReadonlyArray<string>, pauseMs = 0) =>
+const exchange = (parts: ReadonlyArray<string>, pauseMs = 0, toPort = port) =>
   new Promise<{ status: number; body: unknown; ms: number }>((resolve, reject) => {
     const started = performance.now()
-    const socket = connect(port, "127.0.0.1", async () => {
+    const socket = connect(toPort, "127.0.0.1", async () => {
       for (const part of parts) {
         if (socket.destroyed) break
         socket.write(part)
@@ -75,4 +75,43 @@ describe("the HTTP server's limits", () => {
     },
     httpLimits.headersTimeoutMs + 30_000
   )
+})
+
+describe("a client that sends its body too slowly", () => {
+  // The whole request must arrive within `requestTimeoutMs` (120 s in service); this server has
+  // 3 s, so the test does not wait two minutes.
+  const slow = { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000 }
+  const bodyServer = createUmoServer(slow)
+  bodyServer.on("request", (request, response) => {
+    let length = 0
+    request.on("data", (chunk: Buffer) => {
+      length += chunk.length
+    })
+    request.on("end", () => {
+      const body = JSON.stringify({ length })
+      response.writeHead(200, {
+        "content-type": "application/json",
+        "content-length": body.length,
+        connection: "close"
+      })
+      response.end(body)
+    })
+  })
+  beforeAll(() => new Promise<void>((resolve) => bodyServer.listen(0, "127.0.0.1", () => resolve())))
+  afterAll(() => new Promise<void>((resolve) => bodyServer.close(() => resolve())))
+  const head =
+    "POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
+
+  it("is answered 408 {detail} once the request times out", async () => {
+    // The headers at once, then the body a byte every half second: 20 s for 40 bytes.
+    const answer = await exchange([head, ..."x".repeat(40)], 500, (bodyServer.address() as AddressInfo).port)
+    expect(answer).toMatchObject({ status: 408, body: { detail: "the request did not arrive in time" } })
+    expect(answer.ms).toBeGreaterThanOrEqual(slow.requestTimeoutMs - 100)
+    expect(answer.ms).toBeLessThan(slow.requestTimeoutMs + 2_500)
+  }, 30_000)
+
+  it("is served when the body arrives in time", async () => {
+    const answer = await exchange([head, ..."x".repeat(40)], 20, (bodyServer.address() as AddressInfo).port)
+    expect(answer).toMatchObject({ status: 200, body: { length: 40 } })
+  }, 30_000)
 })

@@ -76,7 +76,10 @@ export const TestServer = (options: TestServerOptions = {}) =>
 
 /** The app on a real socket (an ephemeral port), for clients that bring their own HTTP stack. */
 export const TestListeningServer = (options: TestServerOptions = {}) =>
-  withTestServices(App.pipe(Layer.provideMerge(NodeHttpServer.layer(createUmoServer, { port: 0 }))), options)
+  withTestServices(
+    App.pipe(Layer.provideMerge(NodeHttpServer.layer(() => createUmoServer(), { port: 0 }))),
+    options
+  )
 
 /** The typed client of the same HttpApi, calling with `key` (or no key). */
 export const clientFor = (key?: string) =>
