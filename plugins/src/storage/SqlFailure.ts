@@ -3,15 +3,25 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 
 /**
+ * SQLSTATEs of a server shutting down or starting up (57P01–57P03) or out of connections (53300).
+ * The PostgreSQL client files them as UnknownError, but each passes on its own: the outage test
+ * met "the database system is starting up" on connecting during a restart.
+ */
+const passingStates = new Set(["57P01", "57P02", "57P03", "53300"])
+
+/**
  * Whether a failure means the database could not be reached (worth a 503 and a retry) rather than
- * a failed statement: a SqlError whose reason is a ConnectionError, or a port error that already
- * says "Unavailable".
+ * a failed statement: a SqlError whose reason is a ConnectionError or carries one of the SQLSTATEs
+ * above, or a port error that already says "Unavailable".
  */
 export const isUnavailable = (cause: unknown): boolean => {
-  const reason = (cause as { readonly reason?: unknown } | undefined)?.reason
-  return (
-    reason === "Unavailable" || (reason as { readonly _tag?: string } | undefined)?._tag === "ConnectionError"
-  )
+  const reason = (cause as { readonly reason?: unknown } | undefined)?.reason as
+    | { readonly _tag?: string; readonly cause?: { readonly code?: unknown } }
+    | "Unavailable"
+    | undefined
+  if (reason === "Unavailable") return true
+  if (typeof reason !== "object" || reason === null) return false
+  return reason._tag === "ConnectionError" || passingStates.has(String(reason.cause?.code))
 }
 
 /** Wraps a database failure as the MemoryStore/AccountStore port's error, saying what failed. */
