@@ -16,6 +16,7 @@ import {
   UniqueViolation,
   UnknownError
 } from "effect/sql/SqlError"
+import { holdDataDir } from "./DataDirLock.js"
 
 export interface PgliteOptions {
   /** Directory of the database files; omitted, the database lives in memory. */
@@ -93,10 +94,13 @@ const commit = (connection: SqlConnection.Connection) =>
  */
 export const make = (options: PgliteOptions = {}) =>
   Effect.gen(function* () {
+    if (options.dataDir) {
+      mkdirSync(options.dataDir, { recursive: true })
+      yield* holdDataDir(options.dataDir)
+    }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          if (options.dataDir) mkdirSync(options.dataDir, { recursive: true })
           const db = await PGlite.create(options.dataDir, { extensions: { vector } })
           await db.exec("CREATE EXTENSION IF NOT EXISTS vector")
           return db
