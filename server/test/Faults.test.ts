@@ -31,24 +31,31 @@ const audit = (database: ReturnType<typeof Database.pglite>, dataDir: string) =>
     )
   )
 
-/** Sends a batch of 100 and kills the server (SIGKILL) as soon as some of it is stored. */
-const killDuringBatch = async (server: LiveServer) => {
+/**
+ * Sends a batch of 100 and kills the server (SIGKILL) once at least `atLeast` of it is stored
+ * (on top of the `before` memories the account had).
+ */
+const killDuringBatch = async (server: LiveServer, before: number, atLeast: number) => {
   const client = new UMOClient({ baseUrl: server.baseUrl, apiKey: key, maxRetries: 0 })
+  let done = false
   const batch = client
     .batch(
       Array.from(
         { length: 100 },
-        (_, i) => `Entry ${i}: the ferry left the harbour at ${(i % 12) + 1} o'clock.`
+        (_, i) => `Entry ${before + i}: the ferry left the harbour at ${(i % 12) + 1} o'clock.`
       )
     )
     .then(
       () => "finished",
       () => "cut off"
     )
+    .finally(() => {
+      done = true
+    })
   let stored = 0
-  while (stored === 0) {
-    stored = (await client.list({ limit: 1 })).totalCount
-    if (stored === 0) await new Promise((r) => setTimeout(r, 10))
+  while (stored < atLeast && !done) {
+    stored = (await client.list({ limit: 1 })).totalCount - before
+    if (stored < atLeast) await new Promise((r) => setTimeout(r, 10))
   }
   await server.kill()
   return { outcome: await batch, storedBeforeKill: stored }
@@ -57,12 +64,13 @@ const killDuringBatch = async (server: LiveServer) => {
 /** After the restart: every memory listed has a valid proof, and the chain has one entry each. */
 const expectWholeItemsOnly = async (server: LiveServer) => {
   const client = new UMOClient({ baseUrl: server.baseUrl, apiKey: key })
-  const page = await client.list({ limit: 100 })
-  for (const item of page.items) {
+  let count = 0
+  for await (const item of client.iterate()) {
     const proof = await client.verify(item.umoId)
     expect(proof.valid && proof.hashChainValid && !proof.chainTampered, item.umoId).toBe(true)
+    count += 1
   }
-  return page.totalCount
+  return count
 }
 
 const scratch = url ? scratchDatabase(url, `umo_faults_${process.pid}`) : undefined
@@ -86,19 +94,27 @@ describe("kill -9 during a batch", () => {
       if (db.name === "PostgreSQL") await scratch!.create()
       try {
         const env = { ...db.env, UMO_EMBEDDER: "use-lite" }
-        const first = await startServer(root, keys, env, { dataDir: dir })
-        const { outcome, storedBeforeKill } = await killDuringBatch(first)
-        expect(outcome).toBe("cut off")
-        // The same data directory (and database) again: it must start, with nothing half-written.
-        const second = await startServer(root, keys, env, { dataDir: dir })
-        const listed = await expectWholeItemsOnly(second)
-        await second.stop()
+        // Three kills, each later in its batch; after each, a restart on the same data directory
+        // (and database) must start, with nothing half-written.
+        let server = await startServer(root, keys, env, { dataDir: dir })
+        let listed = 0
+        const kills: Array<string> = []
+        for (const atLeast of [1, 10, 30]) {
+          const { outcome, storedBeforeKill } = await killDuringBatch(server, listed, atLeast)
+          expect(outcome).toBe("cut off")
+          server = await startServer(root, keys, env, { dataDir: dir })
+          const now = await expectWholeItemsOnly(server)
+          expect(now - listed).toBeGreaterThanOrEqual(storedBeforeKill)
+          expect(now - listed).toBeLessThan(100)
+          kills.push(`${storedBeforeKill}→${now - listed}`)
+          listed = now
+        }
+        await server.stop()
         const chain = await audit(db.database(dir), dir)
         expect(chain).toEqual({ entries: listed, valid: true })
-        expect(listed).toBeGreaterThanOrEqual(storedBeforeKill)
-        expect(listed).toBeLessThan(100)
         console.log(
-          `faults: ${db.name} killed with ${storedBeforeKill} of 100 stored; after restart ${listed} memories, ${chain.entries} chain entries, all proofs valid`
+          `faults: ${db.name} killed 3 times during batches of 100 (stored when killed → kept after restart: ` +
+            `${kills.join(", ")}); ${listed} memories, ${chain.entries} chain entries, all proofs valid`
         )
       } finally {
         rmSync(dir, { recursive: true, force: true })
