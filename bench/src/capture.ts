@@ -1,3 +1,15 @@
+/**
+ * Capture throughput: memories per second through the public API (`POST /v1/batch` with 100 items
+ * a call, and `POST /v1/process` one at a time), with 1, 4 and 16 concurrent clients (each its own
+ * account), next to the raw embedder's throughput on the same texts in the same run — the limit of
+ * the pipeline on this machine, since every memory must be embedded.
+ *
+ *   npm run bench:capture                 # 800 texts a mode, PGlite
+ *   npm run bench:capture -- --quick      # 32 texts a mode
+ *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:capture   # PostgreSQL too (a fresh database)
+ *
+ * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
+ */
 import { UMOClient } from "@umo/client"
 import { Embedder } from "@umo/core"
 import { EmbedderChoice } from "@umo/plugins"
