@@ -28,7 +28,7 @@ import { barChart } from "./support/Chart.js"
 import { argument, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
-import { publishResults } from "./support/Results.js"
+import { publishResults, resultsFile } from "./support/Results.js"
 import { percentile, round1 } from "./support/Stats.js"
 
 const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_000, 10_000, 100_000])).sort(
@@ -247,12 +247,11 @@ for (const db of databases) {
 }
 process.stderr.write("\n")
 
-const out = join(root, "bench", "results")
-const name = quick ? "search-quick" : "search"
 // A run replaces the rows it measured and keeps the others, so sizes that take long to load
 // (100k) can be measured in a run of their own.
-const previous = existsSync(join(out, `${name}.json`))
-  ? (JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")).runs as Array<Record<string, unknown>>)
+const kept = resultsFile(root, "search", quick, "json")
+const previous = existsSync(kept)
+  ? (JSON.parse(readFileSync(kept, "utf8")).runs as Array<Record<string, unknown>>)
   : []
 const key = (r: Record<string, unknown>) => `${r.database} ${r.memories}`
 const measured = new Set(rows.map(key))

@@ -1,7 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import type { machine } from "./Machine.js"
 import { writeReadmeSection } from "./Readme.js"
+
+/** Where a benchmark's results of one kind (`json`, `svg`) live; a quick run's apart. */
+export const resultsFile = (root: string, bench: string, quick: boolean, ext: "json" | "svg") =>
+  join(root, "bench", "results", `${quick ? `${bench}-quick` : bench}.${ext}`)
 
 /**
  * Writes a benchmark's figures: `bench/results/<bench>.json` and `.svg` (`<bench>-quick.*` for a
@@ -15,11 +19,10 @@ export const publishResults = (
   svg: string,
   table: string
 ) => {
-  const out = join(root, "bench", "results")
-  const name = results.quick ? `${bench}-quick` : bench
-  mkdirSync(out, { recursive: true })
-  writeFileSync(join(out, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`)
-  writeFileSync(join(out, `${name}.svg`), svg)
+  const json = resultsFile(root, bench, results.quick, "json")
+  mkdirSync(dirname(json), { recursive: true })
+  writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`)
+  writeFileSync(resultsFile(root, bench, results.quick, "svg"), svg)
   const m = results.machine
   if (!results.quick)
     writeReadmeSection(
@@ -28,6 +31,6 @@ export const publishResults = (
       `Machine: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}; ${m.date}.\n\n${table}`
     )
   console.log(
-    `wrote bench/results/${name}.json and ${name}.svg${results.quick ? "" : " and the table in bench/README.md"}`
+    `wrote ${relative(root, json)} and its .svg${results.quick ? "" : " and the table in bench/README.md"}`
   )
 }
