@@ -14,9 +14,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
-import { AccountStore, Ledger } from "@umo/core"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect } from "effect"
+import { auditChains } from "../../server/test/support/Chains.js"
 import { pool } from "../../server/test/support/Pool.js"
 import { type LiveServer, startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load } from "./recall/LoCoMo.js"
@@ -121,22 +120,13 @@ const phase = async (processes: number, keyDir: string): Promise<Phase> => {
       }
     }
     // Every chain, audited entry by entry with the shared key.
-    const audits = await Effect.runPromise(
-      Effect.gen(function* () {
-        const accounts = yield* AccountStore
-        const ledger = yield* Ledger
-        return yield* Effect.forEach(Object.values(keys), (name) =>
-          Effect.flatMap(accounts.ensureAccount(name), (a) => ledger.audit(a.account_id))
-        )
-      }).pipe(
-        Effect.provide(
-          StorageStack.layer({
-            database: Database.postgres(pgUrl),
-            signingKey: SigningKey.layer({ dataDir: keyDir }),
-            embedder: EmbedderChoice.layerConfig
-          })
-        )
-      )
+    const audits = await auditChains(
+      Object.values(keys),
+      StorageStack.layer({
+        database: Database.postgres(pgUrl),
+        signingKey: SigningKey.layer({ dataDir: keyDir }),
+        embedder: EmbedderChoice.layerConfig
+      })
     )
     return {
       processes,

@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
-import { AccountStore, Ledger } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
-import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { auditChains } from "./support/Chains.js"
 import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
@@ -15,21 +14,17 @@ const keys = { [key]: "faults" }
 const url = process.env["UMO_TEST_DATABASE_URL"]
 
 /** The chain of the test account, audited with the server's own key file. */
-const audit = (database: ReturnType<typeof Database.pglite>, dataDir: string) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const account = yield* (yield* AccountStore).ensureAccount("faults")
-      return yield* (yield* Ledger).audit(account.account_id)
-    }).pipe(
-      Effect.provide(
-        StorageStack.layer({
-          database,
-          signingKey: SigningKey.layer({ dataDir }),
-          embedder: UseLiteEmbedder.layer()
-        })
-      )
-    )
+const audit = async (database: ReturnType<typeof Database.pglite>, dataDir: string) => {
+  const [chain] = await auditChains(
+    ["faults"],
+    StorageStack.layer({
+      database,
+      signingKey: SigningKey.layer({ dataDir }),
+      embedder: UseLiteEmbedder.layer()
+    })
   )
+  return chain!
+}
 
 /**
  * Sends a batch of 100 and kills the server (SIGKILL) once at least `atLeast` of it is stored

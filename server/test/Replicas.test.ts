@@ -1,10 +1,9 @@
 import { generateKeyPairSync } from "node:crypto"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
-import { AccountStore, Ledger } from "@umo/core"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { auditChains } from "./support/Chains.js"
 import { pool } from "./support/Pool.js"
 import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
@@ -83,22 +82,13 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
       }
     }
 
-    const audits = await Effect.runPromise(
-      Effect.gen(function* () {
-        const store = yield* AccountStore
-        const ledger = yield* Ledger
-        return yield* Effect.forEach(accounts, (name) =>
-          Effect.flatMap(store.ensureAccount(name), (account) => ledger.audit(account.account_id))
-        )
-      }).pipe(
-        Effect.provide(
-          StorageStack.layer({
-            database: Database.postgres(scratch.url),
-            signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem }),
-            embedder: UseLiteEmbedder.layer()
-          })
-        )
-      )
+    const audits = await auditChains(
+      accounts,
+      StorageStack.layer({
+        database: Database.postgres(scratch.url),
+        signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem }),
+        embedder: UseLiteEmbedder.layer()
+      })
     )
     for (const [a, audit] of audits.entries())
       expect(audit).toEqual({ entries: captured[a]! + deleted[a]!, valid: true })
