@@ -23,7 +23,6 @@ const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): R
  * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, and the
  * memories next to a memory in its source's timeline.
  */
-
 export const makeSearch = (
   sql: SqlClient.SqlClient,
   dims: number,

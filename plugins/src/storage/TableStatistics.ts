@@ -23,6 +23,8 @@ export const make = (sql: SqlClient.SqlClient, scope: Scope.Scope) =>
     let memories = Number(stored?.memories ?? 0)
     let writes = Number(stored?.unanalyzed ?? 0)
     let analyzing = false
+    /** Autovacuum's default threshold: 50 writes plus 10% of the memories stored. */
+    const due = () => writes >= 50 + 0.1 * memories
 
     const analyze = (counted: number) =>
       Effect.gen(function* () {
@@ -39,13 +41,13 @@ export const make = (sql: SqlClient.SqlClient, scope: Scope.Scope) =>
     const wrote = (count: number) =>
       Effect.suspend(() => {
         writes += count
-        if (analyzing || writes < 50 + 0.1 * memories) return Effect.void
+        if (analyzing || !due()) return Effect.void
         analyzing = true
         const counted = writes
         writes = 0
         return Effect.asVoid(Effect.forkIn(analyze(counted), scope))
       })
 
-    if (writes >= 50 + 0.1 * memories) yield* wrote(0)
+    if (due()) yield* wrote(0)
     return { wrote }
   })

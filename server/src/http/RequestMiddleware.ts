@@ -69,8 +69,8 @@ const rateHeaders = (decision: RateDecision): Record<string, string> => ({
  * one) and echoes it; applies the caller's rate limit (429 with `Retry-After` and `RateLimit-*`
  * headers); makes every error a JSON `{detail}`; reports its time, and its stages' times, in
  * `Server-Timing`; and writes one JSON log line per request (id, method, path, status, duration;
- * never a key: one pasted into the path is cut to its public id). Response changes happen in a pre-response handler, since the platform writes the
- * handler's response before middleware sees it.
+ * never a key: one pasted into the path is cut to its public id). Response changes happen in a
+ * pre-response handler, since the platform writes the handler's response before middleware sees it.
  */
 export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.gen(function* () {
