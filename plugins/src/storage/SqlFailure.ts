@@ -1,6 +1,6 @@
 import { StoreError } from "@umo/core"
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 
 /**
  * SQLSTATEs of a server shutting down or starting up (57P01–57P03) or out of connections (53300).
@@ -54,6 +54,17 @@ export const transaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Ef
           )
         : Effect.die(defect)
     )
+  )
+
+/**
+ * Runs `effect`'s reads in one consistent snapshot: a read-only REPEATABLE READ transaction, or the
+ * caller's open transaction. A proof or an audit reads several tables and several rows of a chain;
+ * under READ COMMITTED each statement sees its own snapshot, so an append landing between two of
+ * them made an intact chain look cut (a false tamper alarm under load).
+ */
+export const readSnapshot = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
+  transaction(sql, effect).pipe(
+    Effect.provideService(SqlClient.BeginTransaction, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
   )
 
 /**

@@ -14,7 +14,7 @@ import {
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { SigningKey } from "./SigningKey.js"
-import { isUnavailable } from "./SqlFailure.js"
+import { isUnavailable, readSnapshot } from "./SqlFailure.js"
 
 /** A signed checkpoint every this many entries bounds the work of checking any one entry. */
 export const defaultCheckpointInterval = 64
@@ -145,47 +145,55 @@ export const make = (options: SqlLedgerOptions = {}) =>
       })
 
     const check = (accountId: string, umoId: string, kind: LedgerEventKind) =>
-      Effect.gen(function* () {
-        const [row] = yield* sql<LedgerEntry>`
+      readSnapshot(
+        sql,
+        Effect.gen(function* () {
+          const [row] = yield* sql<LedgerEntry>`
         SELECT ${entryColumns(sql)} FROM ledger_entries
         WHERE account_id = ${accountId} AND umo_id = ${umoId} AND kind = ${kind}
         ORDER BY seq DESC LIMIT 1`
-        if (!row) return Option.none<ChainCheck>()
-        const entry = toEntry(row)
-        const entry_valid = signedHere(entry)
-        const chain_valid = yield* segmentValid(accountId, entry.seq)
-        return Option.some({ entry, entry_valid, chain_valid })
-      }).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.check"))
+          if (!row) return Option.none<ChainCheck>()
+          const entry = toEntry(row)
+          const entry_valid = signedHere(entry)
+          const chain_valid = yield* segmentValid(accountId, entry.seq)
+          return Option.some({ entry, entry_valid, chain_valid })
+        })
+      ).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.check"))
 
     const audit = (accountId: string) =>
-      Effect.gen(function* () {
-        const rows = (yield* sql<LedgerEntry>`
+      readSnapshot(
+        sql,
+        Effect.gen(function* () {
+          const rows = (yield* sql<LedgerEntry>`
         SELECT ${entryColumns(sql)} FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`).map(
-          toEntry
-        )
-        const checkpoints = yield* sql<Checkpoint>`
+            toEntry
+          )
+          const checkpoints = yield* sql<Checkpoint>`
         SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
         WHERE account_id = ${accountId} ORDER BY seq`
-        const entriesValid = rows.every(
-          (row, i) =>
-            row.seq === i + 1 &&
-            signedHere(row) &&
-            row.prev_hash === (i === 0 ? genesisHash : rows[i - 1]!.entry_hash)
-        )
-        const expected = Math.floor(rows.length / checkpointInterval)
-        const checkpointsValid =
-          checkpoints.length === expected &&
-          checkpoints.every((cp) => checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1]))
-        // The head row records where the chain ended: entries cut off the end show up here.
-        const [head] = yield* sql<{ seq: number; entry_hash: string }>`
+          const entriesValid = rows.every(
+            (row, i) =>
+              row.seq === i + 1 &&
+              signedHere(row) &&
+              row.prev_hash === (i === 0 ? genesisHash : rows[i - 1]!.entry_hash)
+          )
+          const expected = Math.floor(rows.length / checkpointInterval)
+          const checkpointsValid =
+            checkpoints.length === expected &&
+            checkpoints.every((cp) =>
+              checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1])
+            )
+          // The head row records where the chain ended: entries cut off the end show up here.
+          const [head] = yield* sql<{ seq: number; entry_hash: string }>`
           SELECT seq, entry_hash FROM ledger_heads WHERE account_id = ${accountId}`
-        const headValid =
-          (head === undefined && rows.length === 0) ||
-          (head !== undefined &&
-            Number(head.seq) === rows.length &&
-            head.entry_hash === (rows.at(-1)?.entry_hash ?? genesisHash))
-        return { entries: rows.length, valid: entriesValid && checkpointsValid && headValid }
-      }).pipe(Effect.mapError(ledgerError("could not audit the ledger")))
+          const headValid =
+            (head === undefined && rows.length === 0) ||
+            (head !== undefined &&
+              Number(head.seq) === rows.length &&
+              head.entry_hash === (rows.at(-1)?.entry_hash ?? genesisHash))
+          return { entries: rows.length, valid: entriesValid && checkpointsValid && headValid }
+        })
+      ).pipe(Effect.mapError(ledgerError("could not audit the ledger")))
 
     return Ledger.of({
       append,

@@ -13,7 +13,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
-import { isoUtc, storeError, transaction } from "./SqlFailure.js"
+import { isoUtc, readSnapshot, storeError, transaction } from "./SqlFailure.js"
 import { makeSearch, vectorText } from "./SqlSearch.js"
 import * as TableStatistics from "./TableStatistics.js"
 
@@ -205,38 +205,42 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not delete the memory"))
     )
 
+  // The memory, its vectors and its chain segment are read in one snapshot.
   const proof = (accountId: string, umoId: string) =>
-    Effect.gen(function* () {
-      const stored = yield* get(accountId, umoId)
-      if (Option.isNone(stored)) return Option.none<MemoryProof>()
-      const memory = stored.value
-      const chunks = yield* chunksOf(accountId, umoId).pipe(
-        Effect.mapError(storeError("could not read vectors"))
-      )
-      const check = yield* ledger
-        .check(accountId, umoId, "capture")
-        .pipe(Effect.mapError(storeError("could not read the ledger")))
-      const recomputed = {
-        content_hash: contentHash(memory.content),
-        semantic_hash: semanticHash(memory),
-        record_hash: recordHash({ ...memory, embedding_model: memory.embedding_model, chunks })
-      }
-      const entry = Option.getOrNull(Option.map(check, (c) => c.entry))
-      const matches = (field: keyof typeof recomputed) =>
-        recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
-      const chainValid = Option.match(check, { onNone: () => false, onSome: (c) => c.chain_valid })
-      const entryValid = Option.match(check, { onNone: () => false, onSome: (c) => c.entry_valid })
-      return Option.some({
-        valid: entryValid && matches("content_hash") && matches("semantic_hash") && matches("record_hash"),
-        hash_chain_valid: chainValid,
-        chain_tampered: !chainValid,
-        first_published: entry?.recorded_at ?? memory.created_at,
-        source: memory.source,
-        content_hash: memory.content_hash,
-        semantic_hash: memory.semantic_hash,
-        entry
-      } satisfies MemoryProof)
-    })
+    readSnapshot(
+      sql,
+      Effect.gen(function* () {
+        const stored = yield* get(accountId, umoId)
+        if (Option.isNone(stored)) return Option.none<MemoryProof>()
+        const memory = stored.value
+        const chunks = yield* chunksOf(accountId, umoId).pipe(
+          Effect.mapError(storeError("could not read vectors"))
+        )
+        const check = yield* ledger
+          .check(accountId, umoId, "capture")
+          .pipe(Effect.mapError(storeError("could not read the ledger")))
+        const recomputed = {
+          content_hash: contentHash(memory.content),
+          semantic_hash: semanticHash(memory),
+          record_hash: recordHash({ ...memory, embedding_model: memory.embedding_model, chunks })
+        }
+        const entry = Option.getOrNull(Option.map(check, (c) => c.entry))
+        const matches = (field: keyof typeof recomputed) =>
+          recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
+        const chainValid = Option.match(check, { onNone: () => false, onSome: (c) => c.chain_valid })
+        const entryValid = Option.match(check, { onNone: () => false, onSome: (c) => c.entry_valid })
+        return Option.some({
+          valid: entryValid && matches("content_hash") && matches("semantic_hash") && matches("record_hash"),
+          hash_chain_valid: chainValid,
+          chain_tampered: !chainValid,
+          first_published: entry?.recorded_at ?? memory.created_at,
+          source: memory.source,
+          content_hash: memory.content_hash,
+          semantic_hash: memory.semantic_hash,
+          entry
+        } satisfies MemoryProof)
+      })
+    ).pipe(Effect.mapError(storeError("could not prove the memory")))
 
   const vectors = (accountId: string, umoId: string) =>
     chunksOf(accountId, umoId).pipe(

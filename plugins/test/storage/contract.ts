@@ -333,6 +333,27 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         })
       )
 
+      it.effect("answers only valid proofs and audits while captures append to the chain", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("snapshot")
+          const settled = Array.from({ length: 10 }, (_, i) => umo(i))
+          for (const u of settled) yield* store.insert(account, u)
+          // 60 captures, 300 proofs and 10 audits, interleaved: every read must see one snapshot, even
+          // of the memories nearest the head, whose segment ends at the head rather than a checkpoint.
+          const ops = Array.from({ length: 370 }, (_, i) =>
+            i % 6 === 0 && i / 6 < 60
+              ? Effect.as(store.insert(account, umo(i)), true)
+              : i % 37 === 1
+                ? Effect.map(ledger.audit(account), (a) => a.valid)
+                : Effect.map(store.proof(account, settled[settled.length - 1 - (i % 3)]!.umo_id), isSound)
+          )
+          const verdicts = yield* Effect.forEach(ops, (op) => op, { concurrency: 8 })
+          expect(verdicts.filter((ok) => !ok)).toHaveLength(0)
+        })
+      )
+
       it.effect("keeps every remaining proof valid over random captures and deletions (property)", () =>
         property(
           fc.array(
