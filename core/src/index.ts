@@ -5,6 +5,7 @@
 export * from "./CanonicalJson.js"
 export * from "./Draft.js"
 export * from "./Hashing.js"
+export * from "./KeyRing.js"
 export * as Pipeline from "./Pipeline.js"
 export * from "./PipelineError.js"
 export * from "./Plugin.js"

@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto"
 import {
   entryHash,
   genesisHash,
+  keyThumbprint,
   type LedgerEntry,
   recordHash,
   sha256Hex,
@@ -35,7 +36,7 @@ const signedEntry = (fields: Partial<LedgerEntry> = {}): LedgerEntry => {
     ...unsigned,
     entry_hash: hash,
     signature: sign(null, Buffer.from(hash), privateKey).toString("base64url"),
-    key_id: "k"
+    key_id: keyThumbprint(jwk)
   }
 }
 

@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { describe, expect, it } from "vitest"
+import { scratchDatabase } from "../../plugins/test/storage/ScratchDatabase.js"
 import { auditChains } from "./support/Chains.js"
-import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 const root = join(import.meta.dirname, "..", "..")

@@ -3,9 +3,9 @@ import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scratchDatabase } from "../../plugins/test/storage/ScratchDatabase.js"
 import { auditChains } from "./support/Chains.js"
 import { pool } from "./support/Pool.js"
-import { scratchDatabase } from "./support/ScratchDatabase.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).

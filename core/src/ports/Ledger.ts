@@ -1,8 +1,13 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { JWK } from "jose"
+import type { KeyRotation, SigningKeySet } from "../KeyRing.js"
 
 export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
-  reason: Schema.Literals(["Unavailable", "Failed"]),
+  /**
+   * `SigningKeyRetired`: a rotation made another key the one that signs, and this process still
+   * holds the old one (it must be restarted with the current key).
+   */
+  reason: Schema.Literals(["Unavailable", "SigningKeyRetired", "Failed"]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
 }) {
@@ -34,7 +39,7 @@ export interface LedgerEntry extends LedgerEvent {
   readonly entry_hash: string
   /** Ed25519 signature (base64url) over `entry_hash`. */
   readonly signature: string
-  /** Thumbprint of the signing key. */
+  /** Thumbprint (RFC 7638) of the key that signed it. */
   readonly key_id: string
 }
 
@@ -49,6 +54,10 @@ export interface ChainCheck {
    * by the length of the chain.
    */
   readonly chain_valid: boolean
+  /** The trusted key that signed the entry (null when none did). */
+  readonly signing_key: JWK | null
+  /** The service's key records, so an offline verifier can follow rotations from the key it pinned. */
+  readonly rotations: ReadonlyArray<KeyRotation>
 }
 
 /**
@@ -70,8 +79,13 @@ export interface LedgerShape {
   ) => Effect.Effect<{ readonly entries: number; readonly valid: boolean }, LedgerError>
   /** A compact JWS (EdDSA) over the given claims, signed with the ledger's key. */
   readonly signReceipt: (claims: unknown) => Effect.Effect<string>
-  /** The public signing key as a JWK (OKP, Ed25519), for offline verification. */
+  /** The public key this process signs with, as a JWK (OKP, Ed25519). */
   readonly publicKeyJwk: JWK
+  /**
+   * Every key the service has signed with (current first, then retired ones) and the key records
+   * that link them, for offline verification: what `/.well-known/jwks.json` serves.
+   */
+  readonly signingKeys: Effect.Effect<SigningKeySet, LedgerError>
 }
 
 export class Ledger extends Context.Service<Ledger, LedgerShape>()("@umo/core/Ledger") {}

@@ -1,10 +1,15 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { JWK } from "jose"
+import type { KeyRotation } from "../KeyRing.js"
 import type { Entity, Umo } from "../Umo.js"
 import type { LedgerEntry } from "./Ledger.js"
 
-/** The database could not be reached, or refused the operation. */
+/**
+ * The database could not be reached, or refused the operation; `SigningKeyRetired` when a key
+ * rotation retired the key this process signs with (see `LedgerError`).
+ */
 export class StoreError extends Schema.Error<StoreError>("StoreError")({
-  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "Failed"]),
+  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "SigningKeyRetired", "Failed"]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
 }) {
@@ -85,6 +90,10 @@ export interface MemoryProof {
   readonly semantic_hash: string
   /** The capture entry, for offline checks; null when none could be found. */
   readonly entry: LedgerEntry | null
+  /** The trusted key that signed the entry (null when none did). */
+  readonly signing_key: JWK | null
+  /** The service's key records, to follow rotations offline from a pinned key. */
+  readonly rotations: ReadonlyArray<KeyRotation>
 }
 
 /**

@@ -1,8 +1,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { publicSigningJwk } from "@umo/core"
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { CompactSign, calculateJwkThumbprint, type JWK } from "jose"
+import { CompactSign, type JWK } from "jose"
 
 export class SigningKeyError extends Schema.Error<SigningKeyError>("SigningKeyError")({
   detail: Schema.String,
@@ -21,24 +22,26 @@ export interface SigningKeyShape {
   readonly sign: (message: string) => string
   /** A compact JWS (EdDSA) over the canonical claims. */
   readonly signJws: (claims: unknown) => Effect.Effect<string>
+  /** Where the key came from (`UMO_SIGNING_KEY`, or its file), for messages that name it. */
+  readonly source: string
 }
 
 /** The service's Ed25519 key, which signs ledger entries, checkpoints and receipts. */
 export class SigningKey extends Context.Service<SigningKey, SigningKeyShape>()("@umo/plugins/SigningKey") {}
 
-export const make = (privateKey: KeyObject) =>
+export const make = (privateKey: KeyObject, source = "a private key") =>
   Effect.gen(function* () {
     if (privateKey.asymmetricKeyType !== "ed25519") {
       return yield* new SigningKeyError({
         detail: `the signing key must be Ed25519, not ${privateKey.asymmetricKeyType}`
       })
     }
-    const publicJwk = createPublicKey(privateKey).export({ format: "jwk" }) as JWK
-    const keyId = yield* Effect.promise(() => calculateJwkThumbprint(publicJwk, "sha256"))
-    const jwk: JWK = { ...publicJwk, kid: keyId, alg: "EdDSA", use: "sig" }
+    const jwk = publicSigningJwk(createPublicKey(privateKey).export({ format: "jwk" }) as JWK)
+    const keyId = jwk.kid!
     return {
       keyId,
       publicJwk: jwk,
+      source,
       sign: (message: string) => sign(null, Buffer.from(message, "utf8"), privateKey).toString("base64url"),
       signJws: (claims: unknown) =>
         Effect.promise(() =>
@@ -66,7 +69,8 @@ const parseKey = (text: string) =>
  */
 export const load = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>
   Effect.gen(function* () {
-    if (options.pem) return yield* Effect.flatMap(parseKey(options.pem), make)
+    if (options.pem)
+      return yield* Effect.flatMap(parseKey(options.pem), (key) => make(key, "UMO_SIGNING_KEY"))
     const file = join(options.dataDir, "signing-key.pem")
     const pem = yield* Effect.try({
       try: () => {
@@ -87,7 +91,7 @@ export const load = (options: { readonly dataDir: string; readonly pem?: string 
       catch: (cause) =>
         new SigningKeyError({ detail: `could not read or create the signing key ${file}`, cause })
     })
-    return yield* Effect.flatMap(parseKey(pem), make)
+    return yield* Effect.flatMap(parseKey(pem), (key) => make(key, `the key file ${file}`))
   })
 
 export const layer = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>

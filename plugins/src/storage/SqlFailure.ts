@@ -1,4 +1,4 @@
-import { StoreError } from "@umo/core"
+import { LedgerError, StoreError } from "@umo/core"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -31,7 +31,12 @@ export const storeError =
     cause instanceof StoreError
       ? cause
       : new StoreError({
-          reason: isUnavailable(cause) ? "Unavailable" : "Failed",
+          reason:
+            cause instanceof LedgerError && cause.reason === "SigningKeyRetired"
+              ? "SigningKeyRetired"
+              : isUnavailable(cause)
+                ? "Unavailable"
+                : "Failed",
           detail: `${detail}: ${cause.message}`,
           cause
         })

@@ -8,13 +8,17 @@ import {
   LedgerError,
   type LedgerEvent,
   type LedgerEventKind,
+  type StoreError,
   verifyEntry,
   verifySignature
 } from "@umo/core"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import type { JWK } from "jose"
 import { SigningKey } from "./SigningKey.js"
 import { isUnavailable, readSnapshot } from "./SqlFailure.js"
+import * as SqlKeyRing from "./SqlKeyRing.js"
+import { withStartupLock } from "./StartupLock.js"
 
 /** A signed checkpoint every this many entries bounds the work of checking any one entry. */
 export const defaultCheckpointInterval = 64
@@ -32,12 +36,14 @@ interface Checkpoint {
   readonly key_id: string
 }
 
-const ledgerError = (detail: string) => (cause: SqlError.SqlError) =>
-  new LedgerError({
-    reason: isUnavailable(cause) ? "Unavailable" : "Failed",
-    detail: `${detail}: ${cause.message}`,
-    cause
-  })
+const ledgerError = (detail: string) => (cause: SqlError.SqlError | LedgerError | StoreError) =>
+  cause instanceof LedgerError
+    ? cause
+    : new LedgerError({
+        reason: isUnavailable(cause) ? "Unavailable" : "Failed",
+        detail: `${detail}: ${cause.message}`,
+        cause
+      })
 
 const entryColumns = (sql: SqlClient.SqlClient) =>
   sql`account_id::text AS account_id, seq, kind, umo_id::text AS umo_id, content_hash, semantic_hash, record_hash,
@@ -50,25 +56,39 @@ export const make = (options: SqlLedgerOptions = {}) =>
     const checkpointInterval = options.checkpointInterval ?? defaultCheckpointInterval
     const sql = yield* SqlClient.SqlClient
     const key = yield* SigningKey
-    const jwk = key.publicJwk
+    const keyRing = SqlKeyRing.make(sql, key)
+    // Before anything is signed: this key must be the one the database's chains are signed with.
+    yield* withStartupLock(keyRing.register)
 
-    // Every entry and checkpoint names the key that signed it: this service's.
-    const signedHere = (entry: LedgerEntry) => entry.key_id === key.keyId && verifyEntry(entry, jwk)
-    const checkpointValid = (cp: Checkpoint, entry: LedgerEntry | undefined) =>
-      entry !== undefined &&
-      cp.key_id === key.keyId &&
-      cp.entry_hash === entry.entry_hash &&
-      verifySignature(checkpointMessage(cp), cp.signature, jwk)
+    // Every entry and checkpoint names the key that signed it, which must be a trusted one.
+    const checkpointValid = (
+      cp: Checkpoint,
+      entry: LedgerEntry | undefined,
+      trusted: ReadonlyMap<string, JWK>
+    ) => {
+      const jwk = trusted.get(cp.key_id)
+      return (
+        entry !== undefined &&
+        jwk !== undefined &&
+        cp.entry_hash === entry.entry_hash &&
+        verifySignature(checkpointMessage(cp), cp.signature, jwk)
+      )
+    }
 
     const append = (accountId: string, event: LedgerEvent) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
+            // The shared rotation lock: a rotation waits for this append, or this append for it.
+            yield* SqlKeyRing.holdSharedRotationLock(sql)
             yield* sql`INSERT INTO ledger_heads (account_id, seq, entry_hash)
                      VALUES (${accountId}, 0, ${genesisHash}) ON CONFLICT (account_id) DO NOTHING`
-            // The row lock serializes appends per account, across connections and processes.
-            const [head] = yield* sql<{ seq: number; entry_hash: string }>`
-            SELECT seq, entry_hash FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
+            // The row lock serializes appends per account, across connections and processes; the
+            // statement starts after the rotation lock is held, so it sees any rotation committed.
+            const [head] = yield* sql<{ seq: number; entry_hash: string; signing_key: string | null }>`
+            SELECT seq, entry_hash, (SELECT key_id FROM signing_keys ORDER BY seq DESC LIMIT 1) AS signing_key
+            FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
+            yield* keyRing.assertCurrent(head!.signing_key)
             const now = yield* Clock.currentTimeMillis
             const unsigned = {
               account_id: accountId,
@@ -111,7 +131,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
      * `seq` (or to the head, whose own signature anchors the tail). At most two intervals of entries
      * are read, however long the chain; a gap longer than that means a checkpoint went missing.
      */
-    const segmentValid = (accountId: string, seq: number) =>
+    const segmentValid = (accountId: string, seq: number, trusted: ReadonlyMap<string, JWK>) =>
       Effect.gen(function* () {
         const [lower] = yield* sql<Checkpoint>`
         SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
@@ -134,14 +154,17 @@ export const make = (options: SqlLedgerOptions = {}) =>
             (i === 0 ? from > 1 || row.prev_hash === genesisHash : row.prev_hash === rows[i - 1]!.entry_hash)
         )
         if (!linked || !rows.some((row) => row.seq === seq)) return false
-        if (lower && !checkpointValid({ ...lower, seq: Number(lower.seq) }, rows[0])) return false
+        if (lower && !checkpointValid({ ...lower, seq: Number(lower.seq) }, rows[0], trusted)) return false
         const last = rows.at(-1)!
         if (upper)
-          return Number(upper.seq) === last.seq && checkpointValid({ ...upper, seq: Number(upper.seq) }, last)
+          return (
+            Number(upper.seq) === last.seq &&
+            checkpointValid({ ...upper, seq: Number(upper.seq) }, last, trusted)
+          )
         const [head] = yield* sql<{
           seq: number
         }>`SELECT max(seq) AS seq FROM ledger_entries WHERE account_id = ${accountId}`
-        return Number(head?.seq) === last.seq && signedHere(last)
+        return Number(head?.seq) === last.seq && verifyEntry(last, trusted)
       })
 
     const check = (accountId: string, umoId: string, kind: LedgerEventKind) =>
@@ -154,9 +177,17 @@ export const make = (options: SqlLedgerOptions = {}) =>
         ORDER BY seq DESC LIMIT 1`
           if (!row) return Option.none<ChainCheck>()
           const entry = toEntry(row)
-          const entry_valid = signedHere(entry)
-          const chain_valid = yield* segmentValid(accountId, entry.seq)
-          return Option.some({ entry, entry_valid, chain_valid })
+          const ring = yield* keyRing.read
+          const entry_valid = verifyEntry(entry, ring.trusted)
+          // A key ring changed outside UMO puts every chain in doubt, whatever the entries say.
+          const chain_valid = ring.intact && (yield* segmentValid(accountId, entry.seq, ring.trusted))
+          return Option.some({
+            entry,
+            entry_valid,
+            chain_valid,
+            signing_key: ring.trusted.get(entry.key_id) ?? null,
+            rotations: ring.keySet.rotations ?? []
+          })
         })
       ).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.check"))
 
@@ -164,6 +195,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
       readSnapshot(
         sql,
         Effect.gen(function* () {
+          const ring = yield* keyRing.read
           const rows = (yield* sql<LedgerEntry>`
         SELECT ${entryColumns(sql)} FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`).map(
             toEntry
@@ -174,14 +206,14 @@ export const make = (options: SqlLedgerOptions = {}) =>
           const entriesValid = rows.every(
             (row, i) =>
               row.seq === i + 1 &&
-              signedHere(row) &&
+              verifyEntry(row, ring.trusted) &&
               row.prev_hash === (i === 0 ? genesisHash : rows[i - 1]!.entry_hash)
           )
           const expected = Math.floor(rows.length / checkpointInterval)
           const checkpointsValid =
             checkpoints.length === expected &&
             checkpoints.every((cp) =>
-              checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1])
+              checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1], ring.trusted)
             )
           // The head row records where the chain ended: entries cut off the end show up here.
           const [head] = yield* sql<{ seq: number; entry_hash: string }>`
@@ -191,16 +223,25 @@ export const make = (options: SqlLedgerOptions = {}) =>
             (head !== undefined &&
               Number(head.seq) === rows.length &&
               head.entry_hash === (rows.at(-1)?.entry_hash ?? genesisHash))
-          return { entries: rows.length, valid: entriesValid && checkpointsValid && headValid }
+          return {
+            entries: rows.length,
+            valid: ring.intact && entriesValid && checkpointsValid && headValid
+          }
         })
       ).pipe(Effect.mapError(ledgerError("could not audit the ledger")))
+
+    const signingKeys = readSnapshot(
+      sql,
+      Effect.map(keyRing.read, (ring) => ring.keySet)
+    ).pipe(Effect.mapError(ledgerError("could not read the signing keys")))
 
     return Ledger.of({
       append,
       check,
       audit,
       signReceipt: key.signJws,
-      publicKeyJwk: jwk
+      publicKeyJwk: key.publicJwk,
+      signingKeys
     })
   })
 

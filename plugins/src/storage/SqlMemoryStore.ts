@@ -237,7 +237,9 @@ export const make = Effect.gen(function* () {
           source: memory.source,
           content_hash: memory.content_hash,
           semantic_hash: memory.semantic_hash,
-          entry
+          entry,
+          signing_key: Option.match(check, { onNone: () => null, onSome: (c) => c.signing_key }),
+          rotations: Option.match(check, { onNone: () => [], onSome: (c) => c.rotations })
         } satisfies MemoryProof)
       })
     ).pipe(Effect.mapError(storeError("could not prove the memory")))

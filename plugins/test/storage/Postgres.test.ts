@@ -2,17 +2,18 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { it } from "@effect/vitest"
 import { AccountStore, Ledger } from "@umo/core"
-import { Database } from "@umo/plugins"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import { storageContract } from "./contract.js"
 import { storageLayer, testKeyPem } from "./fixtures.js"
+import { scratchDatabase } from "./ScratchDatabase.js"
 
 // CI provisions PostgreSQL + pgvector (scripts/provision-postgres.sh) and sets this variable.
 const url = process.env["UMO_TEST_DATABASE_URL"]
 
 describe.runIf(url)("PostgreSQL", () => {
-  const stack = storageLayer(Database.postgres(url!))
+  const scratch = scratchDatabase(url ?? "postgres://127.0.0.1/none", `umo_contract_${process.pid}`)
+  const stack = storageLayer(scratch.layer)
   storageContract("PostgreSQL", stack)
 
   describe("two server processes on one database", () => {
@@ -28,7 +29,7 @@ describe.runIf(url)("PostgreSQL", () => {
               [
                 "node_modules/tsx/dist/cli.mjs",
                 "plugins/test/storage/append-worker.ts",
-                url!,
+                scratch.url,
                 account,
                 String(count)
               ],

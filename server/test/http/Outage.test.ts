@@ -5,8 +5,8 @@ import { Database } from "@umo/plugins"
 import { Effect, Fiber } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { afterAll, beforeAll, describe, expect } from "vitest"
+import { scratchDatabase } from "../../../plugins/test/storage/ScratchDatabase.js"
 import { type PrivatePostgres, postgresBin, privatePostgres } from "../support/PrivatePostgres.js"
-import { scratchDatabase } from "../support/ScratchDatabase.js"
 import { keys, TestServer } from "../support/TestServer.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
