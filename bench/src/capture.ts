@@ -17,7 +17,7 @@ import { Effect } from "effect"
 import { pool } from "../../server/test/support/Pool.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { barChart } from "./support/Chart.js"
-import { progress, quick, root } from "./support/Cli.js"
+import { benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
 import { publishResults } from "./support/Results.js"
@@ -115,7 +115,10 @@ progress("capture: raw embedder")
 const raw = await rawEmbedder(texts)
 const databases: Array<[string, Record<string, string>]> = [["PGlite", {}]]
 if (process.env.UMO_BENCH_DATABASE_URL)
-  databases.push(["PostgreSQL", { DATABASE_URL: process.env.UMO_BENCH_DATABASE_URL }])
+  databases.push([
+    "PostgreSQL",
+    { DATABASE_URL: process.env.UMO_BENCH_DATABASE_URL, UMO_SIGNING_KEY: benchSigningKey() }
+  ])
 const rows: Array<Row> = []
 for (const [name, env] of databases) rows.push(...(await throughput(name, env, texts)))
 process.stderr.write("\n")

@@ -20,7 +20,7 @@ import { pool } from "../../server/test/support/Pool.js"
 import { type LiveServer, startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load } from "./recall/LoCoMo.js"
 import { barChart } from "./support/Chart.js"
-import { progress, quick, root } from "./support/Cli.js"
+import { benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
 import { publishResults } from "./support/Results.js"
@@ -52,7 +52,7 @@ interface Phase {
   readonly proofs_valid: number
 }
 
-const phase = async (processes: number, keyDir: string): Promise<Phase> => {
+const phase = async (processes: number, serverDir: string): Promise<Phase> => {
   const keys = Object.fromEntries(
     Array.from({ length: accountCount }, (_, i) => [
       `umo_bench-scale${processes}-${i}-${"0".repeat(20)}`,
@@ -60,10 +60,10 @@ const phase = async (processes: number, keyDir: string): Promise<Phase> => {
     ])
   )
   const keyList = Object.keys(keys)
-  const env = { DATABASE_URL: pgUrl }
+  const env = { DATABASE_URL: pgUrl, UMO_SIGNING_KEY: benchSigningKey() }
   // One after the other: the first applies the migrations.
   const servers: Array<LiveServer> = []
-  for (let i = 0; i < processes; i++) servers.push(await startServer(root, keys, env, { dataDir: keyDir }))
+  for (let i = 0; i < processes; i++) servers.push(await startServer(root, keys, env, { dataDir: serverDir }))
   try {
     const clients = Array.from(
       { length: clientCount },
@@ -124,7 +124,7 @@ const phase = async (processes: number, keyDir: string): Promise<Phase> => {
       Object.values(keys),
       StorageStack.layer({
         database: Database.postgres(pgUrl),
-        signingKey: SigningKey.layer({ dataDir: keyDir }),
+        signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: benchSigningKey() }),
         embedder: EmbedderChoice.layerConfig
       })
     )
@@ -145,12 +145,12 @@ const phase = async (processes: number, keyDir: string): Promise<Phase> => {
   }
 }
 
-const keyDir = mkdtempSync(join(tmpdir(), "umo-bench-scaleout-"))
+const serverDir = mkdtempSync(join(tmpdir(), "umo-bench-scaleout-"))
 const phases: Array<Phase> = []
 try {
-  for (const processes of [1, 2]) phases.push(await phase(processes, keyDir))
+  for (const processes of [1, 2]) phases.push(await phase(processes, serverDir))
 } finally {
-  rmSync(keyDir, { recursive: true, force: true })
+  rmSync(serverDir, { recursive: true, force: true })
 }
 process.stderr.write("\n")
 

@@ -25,7 +25,7 @@ import { SqlClient } from "effect/sql"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
 import { barChart } from "./support/Chart.js"
-import { argument, progress, quick, root } from "./support/Cli.js"
+import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
 import { publishResults, resultsFile } from "./support/Results.js"
@@ -107,10 +107,10 @@ const corpusEmbedder = Layer.succeed(Embedder)(
   })
 )
 
-const storage = (database: Layer.Layer<SqlClient.SqlClient, unknown>, keyDir: string) =>
+const storage = (database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
   StorageStack.layer({
     database,
-    signingKey: SigningKey.layer({ dataDir: keyDir }),
+    signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: benchSigningKey() }),
     embedder: corpusEmbedder
   })
 
@@ -206,13 +206,19 @@ const databases: Array<{
   name: string
   database: (dir: string) => Layer.Layer<SqlClient.SqlClient, unknown>
   env: Record<string, string>
-}> = [{ name: "PGlite", database: (dir) => Database.pglite({ dataDir: join(dir, "pglite") }), env: {} }]
+}> = [
+  {
+    name: "PGlite",
+    database: (dir) => Database.pglite({ dataDir: join(dir, "pglite") }),
+    env: { UMO_SIGNING_KEY: benchSigningKey() }
+  }
+]
 const pgUrl = process.env.UMO_BENCH_DATABASE_URL
 if (pgUrl)
   databases.push({
     name: "PostgreSQL",
     database: () => Database.postgres(pgUrl),
-    env: { DATABASE_URL: pgUrl }
+    env: { DATABASE_URL: pgUrl, UMO_SIGNING_KEY: benchSigningKey() }
   })
 
 const rows: Array<Record<string, unknown>> = []
@@ -223,7 +229,7 @@ for (const db of databases) {
     synthesize(size)
     const started = performance.now()
     const grown = await Effect.runPromise(
-      grow(size, baseVectors.sample).pipe(Effect.provide(storage(db.database(dir), dir)))
+      grow(size, baseVectors.sample).pipe(Effect.provide(storage(db.database(dir))))
     )
     const loadSeconds = round1((performance.now() - started) / 1000)
     progress(`search: ${db.name}, ${size.toLocaleString("en")} memories: querying`)

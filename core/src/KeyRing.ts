@@ -162,11 +162,30 @@ const pinnedList = (pinned: PinnedKeys): ReadonlyArray<JWK> =>
   Array.isArray((pinned as SigningKeySet).keys) ? (pinned as SigningKeySet).keys : [pinned as JWK]
 
 /**
+ * The links of a ring that does not fork: a key is followed by one key and follows one key. Two
+ * different successors of one key (a retired key that endorses a second successor, say, if it
+ * leaked) make both links — and so both successors — untrusted, rather than picking one.
+ */
+const unforked = <L extends { readonly key: JWK; readonly previous: JWK }>(links: ReadonlyArray<L>) => {
+  const successors = new Map<string, Set<string>>()
+  const predecessors = new Map<string, Set<string>>()
+  for (const { key, previous } of links) {
+    const [a, b] = [keyThumbprint(previous), keyThumbprint(key)]
+    successors.set(a, (successors.get(a) ?? new Set()).add(b))
+    predecessors.set(b, (predecessors.get(b) ?? new Set()).add(a))
+  }
+  return links.filter(
+    ({ key, previous }) =>
+      successors.get(keyThumbprint(previous))!.size === 1 && predecessors.get(keyThumbprint(key))!.size === 1
+  )
+}
+
+/**
  * The keys a verifier may trust: the pinned ones, and every key a chain of verified rotations
  * links to them, in either direction (a successor endorsed by a trusted key, or a predecessor
  * acknowledged by one). Rotations come from the pinned set and from `rotations` (a proof's, or a
- * freshly fetched JWK Set's): they need not be trusted themselves, since each is checked.
- * Returns the trusted keys by thumbprint.
+ * freshly fetched JWK Set's): they need not be trusted themselves, since each is checked, and
+ * records that fork the ring link nothing. Returns the trusted keys by thumbprint.
  */
 export const trustedKeys = (
   pinned: PinnedKeys,
@@ -177,9 +196,11 @@ export const trustedKeys = (
     if (jwk.kty === "OKP" && jwk.crv === "Ed25519" && typeof jwk.x === "string")
       trusted.set(keyThumbprint(jwk), publicSigningJwk(jwk))
   }
-  const links = [...((pinned as SigningKeySet).rotations ?? []), ...rotations]
-    .map(openKeyRecord)
-    .filter((r): r is SigningKeyRecord & { previous: JWK } => r !== undefined && r.previous !== null)
+  const links = unforked(
+    [...((pinned as SigningKeySet).rotations ?? []), ...rotations]
+      .map(openKeyRecord)
+      .filter((r): r is SigningKeyRecord & { previous: JWK } => r !== undefined && r.previous !== null)
+  )
   let grew = true
   while (grew) {
     grew = false

@@ -136,6 +136,20 @@ describe("key ring", () => {
     expect(trustedKeys(first.jwk, claims).has(second.kid)).toBe(false)
   })
 
+  it("trusts neither successor when one key endorses two (a leaked retired key forking the ring)", () => {
+    const { keys, rotations } = rings[1]!
+    const [first, second] = keys as [TestKey, TestKey]
+    const fork = newKey()
+    // The first key, retired but leaked, endorses a second successor; both sign, as a record must.
+    const forked = signKeyRecord(record(2, fork, first), [first, fork])
+    const trusted = trustedKeys({ keys: [first.jwk], rotations }, [forked])
+    expect(trusted.has(fork.kid)).toBe(false)
+    expect(trusted.has(second.kid)).toBe(false)
+    expect(trusted.has(first.kid)).toBe(true)
+    // Without the real record to contradict it, a verifier pinned before the rotation cannot tell.
+    expect(trustedKeys(first.jwk, [forked]).has(fork.kid)).toBe(true)
+  })
+
   it("refuses a rotation signed by one of its two keys only", () => {
     const [a, b] = [newKey(), newKey()]
     expect(openKeyRecord(signKeyRecord(record(2, b, a), [a, b]))).toBeDefined()

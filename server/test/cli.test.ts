@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { AccountStore, sha256Hex } from "@umo/core"
-import { Database, SqlAccountStore } from "@umo/plugins"
+import { AccountStore, Ledger, sha256Hex } from "@umo/core"
+import { Database, SigningKey, SqlAccountStore, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 
@@ -48,5 +48,54 @@ describe("npm run umo -- keys", () => {
     expect(await umo("keys", "revoke", keyId)).toContain(`Revoked ${keyId}`)
     expect(Option.isNone(await lookUp(key!))).toBe(true)
     await expect(umo("keys", "revoke", keyId)).rejects.toThrow(/no active key/)
+  }, 120_000)
+})
+
+/** The key ring as a server on the data directory sees it (registering its key when new). */
+const signingKeys = () =>
+  Effect.runPromise(
+    Effect.flatMap(Ledger, (ledger) => ledger.signingKeys).pipe(
+      Effect.provide(
+        StorageStack.layer({
+          database: Database.pglite({ dataDir: join(dataDir, "pglite") }),
+          signingKey: SigningKey.layer({ dataDir }),
+          embedder: UseLiteEmbedder.layer()
+        })
+      )
+    )
+  )
+
+describe("npm run umo -- signing-key", () => {
+  it("rotates the data directory's key: the new one replaces it and signs, both are listed", async () => {
+    const before = await signingKeys()
+    expect(before.keys).toHaveLength(1)
+    const old = readFileSync(join(dataDir, "signing-key.pem"), "utf8")
+    const rotated = await umo("signing-key", "rotate")
+    expect(rotated).toContain(`${before.keys[0]!.kid} (retired)`)
+    expect(readFileSync(join(dataDir, "signing-key.pem"), "utf8")).not.toBe(old)
+    // The retired private key is gone from the directory: no copy of it is left to endorse a key.
+    for (const file of readdirSync(dataDir).filter((f) => f.endsWith(".pem")))
+      expect(readFileSync(join(dataDir, file), "utf8")).not.toBe(old)
+    const after = await signingKeys()
+    expect(after.keys.map((k) => k.kid)).toEqual([expect.any(String), before.keys[0]!.kid])
+    expect(after.rotations).toHaveLength(2)
+    const listed = await umo("signing-key", "list")
+    expect(listed).toMatch(new RegExp(`1 +${before.keys[0]!.kid} +retired`))
+    expect(listed).toMatch(new RegExp(`2 +${after.keys[0]!.kid} +current`))
+    // UMO_SIGNING_KEY in use: the new key must go somewhere the operator names.
+    await expect(
+      promisify(execFile)(
+        process.execPath,
+        ["node_modules/tsx/dist/cli.mjs", "server/src/cli.ts", "signing-key", "rotate"],
+        {
+          env: {
+            ...process.env,
+            UMO_DATA_DIR: dataDir,
+            DATABASE_URL: "",
+            UMO_SIGNING_KEY: readFileSync(join(dataDir, "signing-key.pem"), "utf8")
+          }
+        }
+      )
+    ).rejects.toThrow(/--out FILE/)
   }, 120_000)
 })

@@ -1,6 +1,8 @@
 /** What every benchmark script shares: the repository root, its arguments and its progress line. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { SigningKey } from "@umo/plugins"
 
 /** The repository root (this file is bench/src/support/Cli.ts). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
@@ -15,3 +17,17 @@ export const quick = process.argv.includes("--quick")
 
 /** One progress line on stderr, rewritten in place. */
 export const progress = (text: string) => process.stderr.write(`\r${text.padEnd(100)}`)
+
+/**
+ * The benchmarks' signing key (PEM), kept in `.cache/bench-signing-key.pem`: a database signs with
+ * one key, so every server and storage stack a benchmark starts on it — in this run or a later one
+ * that tops up a kept database — gets this one as `UMO_SIGNING_KEY`.
+ */
+export const benchSigningKey = (): string => {
+  const file = join(root, ".cache", "bench-signing-key.pem")
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, SigningKey.generatePem(), { mode: 0o600, flag: "wx" })
+  }
+  return readFileSync(file, "utf8")
+}

@@ -13,7 +13,7 @@ import {
 } from "./models.js"
 import { Account, Answer, Comparison, Models } from "./results.js"
 import { type Call, send, type TransportOptions } from "./transport.js"
-import type { Jwk } from "./verify.js"
+import type { Jwk, KeyRotation, SigningKeySet } from "./verify.js"
 
 export interface UMOClientOptions {
   /** API key; defaults to the `UMO_API_KEY` environment variable. */
@@ -208,10 +208,15 @@ export class UMOClient {
     return { status: String(data.status) }
   }
 
-  /** The service's public signing key as a JWK Set (`GET /.well-known/jwks.json`), to pin once and
-   * check proofs and receipts offline with `verifyProof` / `verifyReceipt`. */
-  async signingKeys(): Promise<{ keys: Array<Jwk> }> {
+  /** The service's public signing keys as a JWK Set (`GET /.well-known/jwks.json`): current first,
+   * then retired ones, with the key records linking them. Pin it once and check proofs and receipts
+   * offline with `verifyProof` / `verifyReceipt`; a later fetch's `rotations` extend what you pinned
+   * to keys it endorsed, never to others. */
+  async signingKeys(): Promise<SigningKeySet> {
     const data = await this.#send({ method: "GET", path: "/.well-known/jwks.json", authenticated: false })
-    return { keys: (Array.isArray(data.keys) ? data.keys : []) as Array<Jwk> }
+    return {
+      keys: (Array.isArray(data.keys) ? data.keys : []) as Array<Jwk>,
+      rotations: (Array.isArray(data.rotations) ? data.rotations : []) as Array<KeyRotation>
+    }
   }
 }

@@ -50,8 +50,12 @@ export {
 export {
   entryHash,
   type Jwk,
+  type KeyRotation,
+  keyThumbprint,
   type PublicKey,
   type ReceiptClaims,
+  type SigningKeySet,
+  trustedKeys,
   verifyEntry,
   verifyProof,
   verifyReceipt

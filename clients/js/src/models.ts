@@ -4,7 +4,7 @@
  */
 
 import { list, num, obj, optNum, optStr, type Raw, str } from "./fields.js"
-import type { Jwk } from "./verify.js"
+import type { Jwk, KeyRotation } from "./verify.js"
 
 export type { Raw }
 
@@ -178,8 +178,10 @@ export class Proof {
   readonly verificationMode: string
   /** The signed capture entry (see `verifyProof` for the offline check). */
   readonly entry: LedgerEntry | null
-  /** The key the service says it signs with; pin your own copy rather than trusting this one. */
+  /** The key the service says signed the entry; pin your own copy rather than trusting this one. */
   readonly publicKey: Jwk
+  /** The service's key records: `verifyProof` follows them from the keys you pinned. */
+  readonly rotations: ReadonlyArray<KeyRotation>
   constructor(readonly raw: Raw) {
     const audit = obj(raw, "audit_proof")
     this.valid = raw.valid === true
@@ -193,6 +195,7 @@ export class Proof {
     this.verificationMode = str(audit, "verification_mode")
     this.entry = (raw.chain ?? null) as LedgerEntry | null
     this.publicKey = (raw.public_key ?? {}) as Jwk
+    this.rotations = (Array.isArray(raw.rotations) ? raw.rotations : []) as ReadonlyArray<KeyRotation>
   }
 }
 

@@ -18,6 +18,8 @@ from umo_client import (
     UMOError,
     ValidationError,
     VerificationError,
+    key_thumbprint,
+    trusted_keys,
     verify_proof,
     verify_receipt,
 )
@@ -176,6 +178,64 @@ class OfflineVerificationTest(unittest.TestCase):
             verify_receipt(f"{header}.{payload[:-2]}AA.{signature}", pinned)
         with self.assertRaisesRegex(VerificationError, "signature"):
             verify_receipt(deletion.receipt, self.OTHER_KEY)
+
+
+class KeyRotationTest(unittest.TestCase):
+    """On a server of its own: the rotation changes the key every later signature is made with."""
+
+    rotated: LiveServer
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.rotated = LiveServer()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.rotated.stop()
+
+    def test_keys_pinned_before_a_rotation_verify_what_either_key_signed(self) -> None:
+        alice = UMOClient(api_key=KEYS["alice"], base_url=self.rotated.base_url)
+        text_a, text_c = "The spare key is under the blue flowerpot.", "The new spare key is with the neighbour."
+        a = alice.capture(text_a)
+        b = alice.capture("The wifi password is on the fridge.")
+        deleted = alice.forget(b.umo_id)
+        pinned = alice.signing_keys()
+        self.assertEqual(len(pinned["keys"]), 1)
+        old_kid = pinned["keys"][0]["kid"]
+        self.assertEqual(key_thumbprint(pinned["keys"][0]), old_kid)
+
+        said: list[str] = []
+        self.rotated.restart(between=lambda: said.append(self.rotated.cli("signing-key", "rotate")))
+        self.assertIn("Rotated the signing key", said[0])
+
+        c = alice.capture(text_c)
+        fresh = alice.signing_keys()
+        self.assertEqual(len(fresh["keys"]), 2)
+        new_kid = fresh["keys"][0]["kid"]
+        self.assertEqual([k["kid"] for k in fresh["keys"]], [new_kid, old_kid])
+        self.assertNotEqual(new_kid, old_kid)
+        self.assertEqual(set(trusted_keys(pinned, fresh["rotations"])), {old_kid, new_kid})
+        self.assertEqual(set(trusted_keys(pinned)), {old_kid})
+
+        proof_a, proof_c = alice.verify(a.umo_id), alice.verify(c.umo_id)
+        self.assertEqual((proof_a.entry or {}).get("key_id"), old_kid)
+        self.assertEqual((proof_c.entry or {}).get("key_id"), new_kid)
+        self.assertEqual((proof_a.public_key.get("kid"), proof_c.public_key.get("kid")), (old_kid, new_kid))
+        self.assertTrue(verify_proof(proof_a, pinned, text_a))
+        self.assertTrue(verify_proof(proof_c, pinned, text_c))
+        # The proof's own key records carry the trust over; without them the new key is a stranger.
+        self.assertFalse(verify_proof(dataclasses.replace(proof_c, rotations=[]), pinned))
+        self.assertFalse(verify_proof(proof_c, OfflineVerificationTest.OTHER_KEY))
+
+        for rotations in (None, fresh["rotations"]):
+            claims = verify_receipt(deleted.receipt, pinned, rotations=rotations)
+            self.assertEqual((claims["umo_id"], claims["entry"]["kind"]), (b.umo_id, "delete"))
+        self.assertEqual(verify_receipt(c.receipt, pinned, rotations=fresh["rotations"])["umo_id"], c.umo_id)
+        with self.assertRaisesRegex(VerificationError, "signature"):
+            verify_receipt(c.receipt, pinned)
+        # The new set vouches for both keys on its own too.
+        self.assertEqual(verify_receipt(c.receipt, fresh)["entry"]["key_id"], new_kid)
+        self.assertEqual(verify_receipt(deleted.receipt, fresh)["entry"]["key_id"], old_kid)
 
 
 class ErrorsTest(unittest.TestCase):

@@ -32,7 +32,15 @@ from .models import (
     Uploaded,
 )
 from .results import Account, Answer, Citation, Comparison, Model, Models
-from .verify import entry_hash, verify_entry, verify_proof, verify_receipt
+from .verify import (
+    TrustedKeys,
+    entry_hash,
+    key_thumbprint,
+    trusted_keys,
+    verify_entry,
+    verify_proof,
+    verify_receipt,
+)
 
 __version__ = "0.1.0"
 
@@ -59,12 +67,15 @@ __all__ = [
     "RateLimitError",
     "Topic",
     "Triple",
+    "TrustedKeys",
     "UMOClient",
     "UMOError",
     "Uploaded",
     "ValidationError",
     "VerificationError",
     "entry_hash",
+    "key_thumbprint",
+    "trusted_keys",
     "verify_entry",
     "verify_proof",
     "verify_receipt",

@@ -177,6 +177,11 @@ class UMOClient:
         return dict(self._transport.send("GET", "/health", authenticated=False))
 
     def signing_keys(self) -> dict[str, Any]:
-        """The service's public signing key as a JWK Set (``GET /.well-known/jwks.json``), to pin
-        once and check proofs and receipts offline with ``verify_proof`` / ``verify_receipt``."""
+        """The service's public signing keys (``GET /.well-known/jwks.json``):
+        ``{"keys": [...], "rotations": [...]}`` — a JWK Set, the current key first and then the keys
+        it retired, plus the key records that link each key to the one before it. Pin it once and
+        check proofs and receipts offline with ``verify_proof`` / ``verify_receipt``. After a key
+        rotation, pass a later fetch's ``rotations`` along with what you pinned: they extend trust
+        only along records signed by both keys they link, from a pinned key to its successors (and
+        predecessors), never to keys the later fetch merely lists."""
         return dict(self._transport.send("GET", "/.well-known/jwks.json", authenticated=False))

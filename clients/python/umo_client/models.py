@@ -231,7 +231,10 @@ class Proof:
     verification_mode: str
     entry: Optional[Raw]
     public_key: Raw
-    """The key the service says it signs with; pin your own copy rather than trusting this one."""
+    """The key the service says signed the entry; pin your own copy rather than trusting this one."""
+    rotations: list[Raw]
+    """The service's key records (each signed by a key and the one it replaced): ``verify_proof``
+    follows them from the keys you pinned to the key that signed the entry."""
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -250,6 +253,7 @@ class Proof:
             verification_mode=str(audit.get("verification_mode", "")),
             entry=chain if isinstance(chain, dict) else None,
             public_key=_obj(raw, "public_key"),
+            rotations=_list(raw, "rotations"),
             raw=raw,
         )
 

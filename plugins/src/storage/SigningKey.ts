@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { publicSigningJwk } from "@umo/core"
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -52,14 +52,42 @@ export const make = (privateKey: KeyObject, source = "a private key") =>
     } satisfies SigningKeyShape
   })
 
-const parseKey = (text: string) =>
+const parseKey = (text: string, source: string) =>
   Effect.try({
     try: () =>
       text.trim().startsWith("{")
         ? createPrivateKey({ key: JSON.parse(text), format: "jwk" })
         : createPrivateKey(text),
     catch: (cause) =>
-      new SigningKeyError({ detail: "UMO_SIGNING_KEY is neither a PEM private key nor a private JWK", cause })
+      new SigningKeyError({ detail: `${source} is neither a PEM private key nor a private JWK`, cause })
+  })
+
+/** A key from its text (PEM or private JWK); `source` names where it came from in messages. */
+export const fromText = (text: string, source: string) =>
+  Effect.flatMap(parseKey(text, source), (key) => make(key, source))
+
+/** A new Ed25519 private key, as PKCS#8 PEM. */
+export const generatePem = (): string =>
+  generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/** Where the data directory keeps its key when `UMO_SIGNING_KEY` is not set. */
+export const keyFile = (dataDir: string) => join(dataDir, "signing-key.pem")
+
+/**
+ * Makes `pem` the data directory's key after a rotation, replacing the retired one in one rename.
+ * The retired private key is not kept: nothing needs it (its public key checks what it signed), and
+ * a copy left on disk or in a backup could still endorse a key of its own.
+ */
+export const replaceKeyFile = (dataDir: string, pem: string) =>
+  Effect.try({
+    try: () => {
+      const file = keyFile(dataDir)
+      const next = `${file}.next`
+      writeFileSync(next, pem, { mode: 0o600 })
+      renameSync(next, file)
+      return file
+    },
+    catch: (cause) => new SigningKeyError({ detail: `could not write the new key into ${dataDir}`, cause })
   })
 
 /**
@@ -69,16 +97,13 @@ const parseKey = (text: string) =>
  */
 export const load = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>
   Effect.gen(function* () {
-    if (options.pem)
-      return yield* Effect.flatMap(parseKey(options.pem), (key) => make(key, "UMO_SIGNING_KEY"))
-    const file = join(options.dataDir, "signing-key.pem")
+    if (options.pem) return yield* fromText(options.pem, "UMO_SIGNING_KEY")
+    const file = keyFile(options.dataDir)
     const pem = yield* Effect.try({
       try: () => {
         if (!existsSync(file)) {
           mkdirSync(options.dataDir, { recursive: true })
-          const text = generateKeyPairSync("ed25519")
-            .privateKey.export({ format: "pem", type: "pkcs8" })
-            .toString()
+          const text = generatePem()
           try {
             // "wx": when two processes start at once, the first key written wins and both read it.
             writeFileSync(file, text, { mode: 0o600, flag: "wx" })
@@ -91,7 +116,7 @@ export const load = (options: { readonly dataDir: string; readonly pem?: string 
       catch: (cause) =>
         new SigningKeyError({ detail: `could not read or create the signing key ${file}`, cause })
     })
-    return yield* Effect.flatMap(parseKey(pem), (key) => make(key, `the key file ${file}`))
+    return yield* fromText(pem, `the key file ${file}`)
   })
 
 export const layer = (options: { readonly dataDir: string; readonly pem?: string | undefined }) =>

@@ -204,8 +204,15 @@ export const rotate = (current: SigningKeyShape, next: SigningKeyShape) =>
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(${rotationLockKey})`
-        yield* make(sql, current).register
         const ring = yield* sql<KeyRow>`SELECT seq, key_id, record FROM signing_keys ORDER BY seq`
+        if (ring.length === 0) {
+          return yield* new SigningKeyError({
+            detail:
+              "no key signs this database yet: start the server once (it registers its key), then rotate"
+          })
+        }
+        // The same checks as a start: only the key that signs now, in an intact ring, hands over.
+        yield* make(sql, current).register
         if (ring.some((row) => row.key_id === next.keyId)) {
           return yield* new SigningKeyError({
             detail: `the new key ${shortKey(next.keyId)}… has signed for this database before; rotate to a key never used`
@@ -228,3 +235,16 @@ export const rotate = (current: SigningKeyShape, next: SigningKeyShape) =>
       })
     )
   })
+
+/** The key ring as stored, oldest first, each row with what its record says (when it checks out). */
+export const list = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<KeyRow>`SELECT seq, key_id, record FROM signing_keys ORDER BY seq`
+  return rows.map((row) => {
+    let record: SigningKeyRecord | undefined
+    try {
+      record = openKeyRecord(JSON.parse(row.record))
+    } catch {}
+    return { seq: Number(row.seq), key_id: row.key_id, record }
+  })
+})

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { KeyRotation } from "./SystemApi.js"
 
 /** The spec's envelope around most responses; `data` is the endpoint's payload. */
 export const Envelope = <S extends Schema.Top>(data: S) =>
@@ -105,7 +106,10 @@ export const Proof = Schema.Struct({
   source: Schema.NullOr(Schema.String),
   /** The memory's capture entry in the account's hash chain, as signed (see docs/provenance.md). */
   chain: Schema.NullOr(LedgerEntry),
-  public_key: Schema.Record(Schema.String, Schema.Unknown)
+  /** The public key that signed the entry (a copy: verify with the keys you pinned). */
+  public_key: Schema.Record(Schema.String, Schema.Unknown),
+  /** The service's key records, to follow key rotations from the keys you pinned. */
+  rotations: Schema.Array(KeyRotation)
 })
 
 export const DeletionReceipt = Schema.Struct({

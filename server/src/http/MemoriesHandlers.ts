@@ -219,7 +219,8 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             umo_id: params.id.toLowerCase(),
             source: proof.source,
             chain: proof.entry,
-            public_key: ledger.publicKeyJwk as Record<string, unknown>
+            public_key: (proof.signing_key ?? ledger.publicKeyJwk) as Record<string, unknown>,
+            rotations: proof.rotations
           })
         })
       )

@@ -1,6 +1,7 @@
 import {
   Embedder,
   type EmbedderShape,
+  type LedgerError,
   MemoryStore,
   Pipeline,
   type PipelineError,
@@ -20,11 +21,26 @@ export interface Saved {
   readonly receipt: string
 }
 
-/** Maps a store failure: an unreachable database is a 503; anything else is a defect (500). */
-export const storeFailure = (error: StoreError) =>
+/**
+ * Maps a store failure: an unreachable database is a 503, and so is a signing key retired by a
+ * rotation while this process runs (another replica, restarted with the current key, can serve the
+ * retry); anything else is a defect (500).
+ */
+export const storeFailure = (error: StoreError | LedgerError) =>
   error.reason === "Unavailable"
     ? Effect.fail(new ServiceUnavailable({ detail: "the database is unavailable; retry shortly" }))
-    : Effect.die(error)
+    : error.reason === "SigningKeyRetired"
+      ? Effect.logError(error.detail).pipe(
+          Effect.andThen(
+            Effect.fail(
+              new ServiceUnavailable({
+                detail:
+                  "this server's signing key was retired by a key rotation and it must be restarted with the current key; retry shortly"
+              })
+            )
+          )
+        )
+      : Effect.die(error)
 
 /** Maps a pipeline failure: bad input is the caller's (422); the rest is a defect (500). */
 export const pipelineFailure = (error: PipelineError) =>
