@@ -67,6 +67,11 @@ export interface ChainCheck {
  */
 export interface LedgerShape {
   readonly append: (accountId: string, event: LedgerEvent) => Effect.Effect<LedgerEntry, LedgerError>
+  /** Appends events in order, as one step: all of them, or (failing) none. */
+  readonly appendMany: (
+    accountId: string,
+    events: ReadonlyArray<LedgerEvent>
+  ) => Effect.Effect<ReadonlyArray<LedgerEntry>, LedgerError>
   /** The latest entry of `kind` for a memory, checked with its chain segment. */
   readonly check: (
     accountId: string,

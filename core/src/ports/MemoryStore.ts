@@ -9,7 +9,8 @@ import type { LedgerEntry } from "./Ledger.js"
  * rotation retired the key this process signs with (see `LedgerError`).
  */
 export class StoreError extends Schema.Error<StoreError>("StoreError")({
-  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "SigningKeyRetired", "Failed"]),
+  /** `IdempotencyKeyUsed`: another write stored an answer under the same idempotency key first. */
+  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "SigningKeyRetired", "IdempotencyKeyUsed", "Failed"]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
 }) {
@@ -97,12 +98,47 @@ export interface MemoryProof {
 }
 
 /**
+ * An idempotent write: the answer `response` builds from its receipts is stored under `key` in
+ * the write's own transaction, so the write and its answer are kept together or not at all.
+ */
+export interface IdempotentWrite {
+  readonly key: string
+  /** Identifies the request the key was used with (a hash of its operation and body). */
+  readonly fingerprint: string
+  readonly response: (receipts: ReadonlyArray<CaptureReceipt>) => unknown
+}
+
+/** What an idempotency key stored: the request it was used with and the answer it got. */
+export interface IdempotentAnswer {
+  readonly fingerprint: string
+  readonly response: unknown
+}
+
+/** How long an idempotency key is remembered. */
+export const idempotencyKeyHours = 24
+
+/**
  * Where memories live. Every operation is scoped to one account: no call reads, changes or
  * deletes another account's rows. One SQL implementation runs on PGlite and PostgreSQL.
  */
 export interface MemoryStoreShape {
   /** Stores a captured UMO (content, extraction, chunk vectors) and its chain entry, atomically. */
   readonly insert: (accountId: string, umo: Umo) => Effect.Effect<CaptureReceipt, StoreError>
+  /**
+   * Stores captured UMOs and their chain entries (in order) in one transaction: all of them, or —
+   * failing — none. With `idempotency`, the answer is stored with them; a key already used fails
+   * the whole write with `IdempotencyKeyUsed`.
+   */
+  readonly insertMany: (
+    accountId: string,
+    umos: ReadonlyArray<Umo>,
+    idempotency?: IdempotentWrite
+  ) => Effect.Effect<ReadonlyArray<CaptureReceipt>, StoreError>
+  /** What an idempotency key of the account stored, if it was used in the last 24 hours. */
+  readonly idempotentAnswer: (
+    accountId: string,
+    key: string
+  ) => Effect.Effect<Option.Option<IdempotentAnswer>, StoreError>
   readonly get: (accountId: string, umoId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
   /** The account's memories among `umoIds`, in no particular order; unknown ids are skipped. */
   readonly getMany: (

@@ -1,6 +1,6 @@
-import { type Answer, AnswerModelError, type AnswerRequest, type Citation } from "@umo/core"
+import { type Answer, AnswerModelError, type AnswerRequest, type Citation, clipText } from "@umo/core"
 import { Effect } from "effect"
-import { citationOf, clip } from "./Citations.js"
+import { citationOf } from "./Citations.js"
 import { questionType } from "./QuestionType.js"
 
 export type Provider = "openai" | "anthropic"
@@ -144,7 +144,7 @@ export const answer = (model: CloudModel, endpoints: CloudEndpoints, request: An
     const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
     const citations: Array<Citation> = request.contexts
       .filter((c) => cited.has(c.index))
-      .map((c) => citationOf(c, clip(c.content, 240)))
+      .map((c) => citationOf(c, clipText(c.content, 240)))
     // Markers that point at no retrieved memory are removed rather than passed on.
     const checked = text.replace(/\[(\d+)\]/g, (marker, n) =>
       citations.some((c) => c.index === Number(n)) ? marker : ""

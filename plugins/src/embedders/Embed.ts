@@ -5,6 +5,7 @@ import {
   makePlugin,
   type Plugin,
   PluginFailure,
+  pairSafeEnd,
   type Sentence
 } from "@umo/core"
 import { Effect } from "effect"
@@ -25,7 +26,7 @@ export const chunkSpans = (
     while (unit.end - start > maxChars) {
       const window = content.slice(start, start + maxChars)
       const cut = window.lastIndexOf(" ")
-      const end = start + (cut > maxChars / 2 ? cut : maxChars)
+      const end = pairSafeEnd(content, start + (cut > maxChars / 2 ? cut : maxChars))
       pieces.push({ start, end })
       start = end
     }

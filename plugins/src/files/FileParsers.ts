@@ -1,7 +1,8 @@
-import { type FileInput, FileParser, FileParserError, type ParsedFile } from "@umo/core"
+import { type FileInput, FileParser, FileParserError, type ParsedFile, storableText } from "@umo/core"
 import { Effect, Layer } from "effect"
 import exifr from "exifr"
 import { fileTypeFromBuffer } from "file-type"
+import { imageSize } from "image-size"
 import { parseBuffer } from "music-metadata"
 import { PDFParse } from "pdf-parse"
 import { fromCsv, fromHtml, fromJson } from "./DocumentText.js"
@@ -51,8 +52,21 @@ const imageText = async (bytes: Uint8Array) => {
   ).join("\n")
 }
 
-const audioText = async (bytes: Uint8Array, mime: string) => {
-  const { common } = await parseBuffer(bytes, { mimeType: mime }, { skipCovers: true })
+/** What an image is, when it carries no text of its own: its format and size in pixels. */
+const describeImage = (bytes: Uint8Array, ext: string, filename: string) => {
+  let size = ""
+  try {
+    const { width, height } = imageSize(bytes)
+    if (width && height) size = `, ${width}×${height} pixels`
+  } catch {}
+  return `${ext.toUpperCase()} image ${filename}${size}, with no text of its own`
+}
+
+const minutesAndSeconds = (seconds: number) =>
+  `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, "0")}`
+
+const audioText = async (bytes: Uint8Array, mime: string, ext: string, filename: string) => {
+  const { common, format } = await parseBuffer(bytes, { mimeType: mime }, { skipCovers: true })
   const comments = (common.comment ?? []).map((c) =>
     typeof c === "string" ? c : ((c as { text?: string }).text ?? "")
   )
@@ -65,22 +79,41 @@ const audioText = async (bytes: Uint8Array, mime: string) => {
     common.album && `Album: ${common.album}`,
     common.genre?.length ? `Genre: ${common.genre.join(", ")}` : undefined
   ]
-  return clean([...labelled, ...comments, ...lyrics]).join("\n")
+  const text = clean([...labelled, ...comments, ...lyrics]).join("\n")
+  if (text) return text
+  const length = format.duration ? `, ${minutesAndSeconds(format.duration)} long` : ""
+  return `${ext.toUpperCase()} audio ${filename}${length}, with no tags of its own`
 }
 
-const pdfText = async (bytes: Uint8Array) => {
+/** A PDF's text; for one without a text layer (a scan, say), its title, author and page count. */
+const pdfText = async (bytes: Uint8Array, filename: string) => {
   const parser = new PDFParse({ data: bytes })
   try {
-    return (await parser.getText()).text
+    // Pages joined by a blank line (pdf-parse's default joiner, "-- 1 of 2 --", is not the text's).
+    const text = (await parser.getText({ pageJoiner: "" })).pages
+      .map((page) => page.text.trim())
+      .filter((page) => page.length > 0)
+      .join("\n\n")
+    if (text) return text
+    const { total, info } = await parser.getInfo()
+    const field = (name: string) => (typeof info?.[name] === "string" ? clean([info[name]])[0] : undefined)
+    return [
+      `PDF document ${filename}, ${total} page${total === 1 ? "" : "s"}, with no text layer`,
+      field("Title") && `Title: ${field("Title")}`,
+      field("Author") && `Author: ${field("Author")}`,
+      field("Subject") && `Subject: ${field("Subject")}`
+    ]
+      .filter(Boolean)
+      .join("\n")
   } finally {
     await parser.destroy()
   }
 }
 
+/** The file's text, if it is UTF-8, made storable (U+0000 dropped: see `storableText`). */
 const decodeUtf8 = (bytes: Uint8Array) => {
   try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
-    return text.includes("\0") ? null : text
+    return storableText(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
   } catch {
     return null
   }
@@ -89,22 +122,22 @@ const decodeUtf8 = (bytes: Uint8Array) => {
 /**
  * Text from an uploaded file. The bytes decide the format where they carry a signature (PDF,
  * images, audio, archives…); otherwise the file must be UTF-8 text, read by its name or declared
- * type as HTML, JSON, CSV, Markdown or plain text. Images and audio give only the text in their
- * metadata. An unknown binary format is `UnsupportedType`; a known one with no text is `NoText`.
+ * type as HTML, JSON, CSV, Markdown or plain text. Images and audio give the text in their
+ * metadata, or — when they carry none — what they are (format, name, size or length); a PDF
+ * without a text layer likewise gives its page count and title. An unknown binary format is
+ * `UnsupportedType`; a text file with nothing visible in it is `NoText`.
  */
 export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserError> =>
   Effect.tryPromise({
     try: async (): Promise<ParsedFile> => {
       const sniffed = await fileTypeFromBuffer(file.bytes)
       if (sniffed) {
+        const name = file.filename.trim() || "(unnamed)"
         if (sniffed.mime === "application/pdf") {
-          const text = (await pdfText(file.bytes)).trim()
-          if (!text) throw noText("PDF")
-          return { text, format: "pdf", metadata: {} }
+          return { text: await pdfText(file.bytes, name), format: "pdf", metadata: {} }
         }
         if (sniffed.mime.startsWith("image/")) {
-          const text = await imageText(file.bytes)
-          if (!text) throw noText(`${sniffed.ext} image's metadata`)
+          const text = (await imageText(file.bytes)) || describeImage(file.bytes, sniffed.ext, name)
           return { text, format: sniffed.mime, metadata: { kind: "image-metadata" } }
         }
         if (
@@ -112,8 +145,7 @@ export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserErro
           sniffed.mime === "video/mp4" ||
           sniffed.mime === "application/ogg"
         ) {
-          const text = await audioText(file.bytes, sniffed.mime)
-          if (!text) throw noText(`${sniffed.ext} file's tags`)
+          const text = await audioText(file.bytes, sniffed.mime, sniffed.ext, name)
           return { text, format: sniffed.mime, metadata: { kind: "audio-metadata" } }
         }
         if (sniffed.mime !== "application/xml" && !sniffed.mime.startsWith("text/")) {

@@ -1,5 +1,6 @@
 import { type Draft, decodeOptions, makePlugin, type Plugin, PluginFailure } from "@umo/core"
 import { Effect, Schema } from "effect"
+import { visibleCharacter } from "./Normalize.js"
 
 const Options = Schema.Struct({
   /** Longest content accepted, in characters (the API's 50,000; uploads allow more). */
@@ -7,8 +8,9 @@ const Options = Schema.Struct({
 })
 
 /**
- * The capture stage: accepts raw content into the pipeline. Rejects content that is empty or
- * only whitespace, and content longer than `maxLength` (default 50,000 characters).
+ * The capture stage: accepts raw content into the pipeline. Rejects content without a visible
+ * character (empty, or only spaces, line breaks and control characters), and content longer than
+ * `maxLength` characters (Unicode code points; default 50,000).
  */
 export const capture = (options: typeof Options.Encoded = {}): Plugin => {
   const maxLength = decodeOptions("capture", Options, options).maxLength ?? 50_000
@@ -17,14 +19,18 @@ export const capture = (options: typeof Options.Encoded = {}): Plugin => {
     version: "1.0.0",
     stage: "capture",
     run: (draft: Draft) => {
-      if (draft.raw.trim().length === 0) {
-        return Effect.fail(new PluginFailure({ reason: "InvalidInput", message: "content is empty" }))
+      if (!visibleCharacter.test(draft.raw)) {
+        return Effect.fail(
+          new PluginFailure({ reason: "InvalidInput", message: "content has no visible character" })
+        )
       }
-      if (draft.raw.length > maxLength) {
+      // Code points, as JSON Schema's maxLength counts: an emoji is one character, not two.
+      const length = draft.raw.length > maxLength ? [...draft.raw].length : draft.raw.length
+      if (length > maxLength) {
         return Effect.fail(
           new PluginFailure({
             reason: "InvalidInput",
-            message: `content is ${draft.raw.length} characters; the limit is ${maxLength}`
+            message: `content is ${length} characters; the limit is ${maxLength}`
           })
         )
       }

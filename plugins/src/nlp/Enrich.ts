@@ -1,4 +1,4 @@
-import { type Draft, makePlugin, type Plugin, sentenceText, type Tone, type Topic } from "@umo/core"
+import { clipText, type Draft, makePlugin, type Plugin, sentenceText, type Tone, type Topic } from "@umo/core"
 import { Effect } from "effect"
 import { its, readWink } from "./Engines.js"
 
@@ -111,7 +111,7 @@ export const summarize = (draft: Pick<Draft, "content" | "sentences">, maxChars 
     .sort((a, b) => a.i - b.i)
     .map((c) => c.text)
     .join(" ")
-  return summary.length <= maxChars ? summary : `${summary.slice(0, maxChars - 1).trimEnd()}…`
+  return clipText(summary, maxChars)
 }
 
 /** The enrich stage: topics, tone and an extractive summary. */

@@ -10,6 +10,15 @@ const controlCharacters = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B\uFEFF]
 const horizontalSpace = /[\t\p{Zs}]+/gu
 
 /**
+ * A character `normalizeText` keeps: anything but a control character, a space or a line break
+ * (those above, every Unicode space, zero-width space and BOM). Text without one normalizes to
+ * nothing; the capture stage refuses it, and the API states the rule as a pattern.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it excludes
+export const visibleCharacter =
+  /[^\u0000-\u0020\u007F-\u00A0\u1680\u2000-\u200B\u2028\u2029\u202F\u205F\u3000\uFEFF]/u
+
+/**
  * Normalizes text: Unicode NFC, line breaks as `\n`, control characters removed, runs of spaces
  * (any Unicode space, tabs) as one space, lines trimmed, at most one blank line in a row, no
  * leading or trailing whitespace. Idempotent: normalizing twice gives the same text.

@@ -2,6 +2,6 @@
 export { capture } from "./Capture.js"
 export { enrich, findTone, findTopics, summarize } from "./Enrich.js"
 export { entities, findEntities } from "./Entities.js"
-export { guessLanguage, normalize, normalizeText, splitSentences } from "./Normalize.js"
+export { guessLanguage, normalize, normalizeText, splitSentences, visibleCharacter } from "./Normalize.js"
 export { findTriples, svoTriples } from "./SvoTriples.js"
 export { validate } from "./Validate.js"

@@ -45,6 +45,18 @@ const ledgerError = (detail: string) => (cause: SqlError.SqlError | LedgerError 
         cause
       })
 
+/**
+ * Locks an account's chain head (creating it for a new account) for the rest of the caller's
+ * transaction. Every write of an account takes it before anything else, so writers of one account
+ * take turns and their other row locks (search statistics, kept by a trigger) cannot deadlock.
+ */
+export const lockChainHead = (sql: SqlClient.SqlClient, accountId: string) =>
+  Effect.andThen(
+    sql`INSERT INTO ledger_heads (account_id, seq, entry_hash)
+        VALUES (${accountId}, 0, ${genesisHash}) ON CONFLICT (account_id) DO NOTHING`,
+    sql`SELECT 1 FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
+  )
+
 const entryColumns = (sql: SqlClient.SqlClient) =>
   sql`account_id::text AS account_id, seq, kind, umo_id::text AS umo_id, content_hash, semantic_hash, record_hash,
       recorded_at, prev_hash, entry_hash, signature, key_id`
@@ -75,56 +87,63 @@ export const make = (options: SqlLedgerOptions = {}) =>
       )
     }
 
-    const append = (accountId: string, event: LedgerEvent) =>
+    /** Appends events in order, one locked read of the head and one write each of entries and head. */
+    const appendMany = (accountId: string, events: ReadonlyArray<LedgerEvent>) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
+            yield* lockChainHead(sql, accountId)
             // The shared rotation lock: a rotation waits for this append, or this append for it.
             yield* SqlKeyRing.holdSharedRotationLock(sql)
-            yield* sql`INSERT INTO ledger_heads (account_id, seq, entry_hash)
-                     VALUES (${accountId}, 0, ${genesisHash}) ON CONFLICT (account_id) DO NOTHING`
-            // The row lock serializes appends per account, across connections and processes; the
+            // The head's lock serializes appends per account, across connections and processes; this
             // statement starts after the rotation lock is held, so it sees any rotation committed.
             const [head] = yield* sql<{ seq: number; entry_hash: string; signing_key: string | null }>`
             SELECT seq, entry_hash, (SELECT key_id FROM signing_keys ORDER BY seq DESC LIMIT 1) AS signing_key
             FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
             yield* keyRing.assertCurrent(head!.signing_key)
-            const now = yield* Clock.currentTimeMillis
-            const unsigned = {
-              account_id: accountId,
-              seq: Number(head!.seq) + 1,
-              kind: event.kind,
-              umo_id: event.umo_id,
-              content_hash: event.content_hash,
-              semantic_hash: event.semantic_hash,
-              record_hash: event.record_hash,
-              recorded_at: new Date(now).toISOString(),
-              prev_hash: head!.entry_hash
+            const recorded_at = new Date(yield* Clock.currentTimeMillis).toISOString()
+            const entries: Array<LedgerEntry> = []
+            let previous = { seq: Number(head!.seq), entry_hash: head!.entry_hash }
+            for (const event of events) {
+              const unsigned = {
+                account_id: accountId,
+                seq: previous.seq + 1,
+                kind: event.kind,
+                umo_id: event.umo_id,
+                content_hash: event.content_hash,
+                semantic_hash: event.semantic_hash,
+                record_hash: event.record_hash,
+                recorded_at,
+                prev_hash: previous.entry_hash
+              }
+              const hash = entryHash(unsigned)
+              entries.push({ ...unsigned, entry_hash: hash, signature: key.sign(hash), key_id: key.keyId })
+              previous = { seq: unsigned.seq, entry_hash: hash }
             }
-            const hash = entryHash(unsigned)
-            const entry: LedgerEntry = {
-              ...unsigned,
-              entry_hash: hash,
-              signature: key.sign(hash),
-              key_id: key.keyId
-            }
-            yield* sql`INSERT INTO ledger_entries ${sql.insert({ ...entry })}`
-            yield* sql`UPDATE ledger_heads SET seq = ${entry.seq}, entry_hash = ${hash} WHERE account_id = ${accountId}`
-            if (entry.seq % checkpointInterval === 0) {
-              const cp = { account_id: accountId, seq: entry.seq, entry_hash: hash }
-              yield* sql`INSERT INTO ledger_checkpoints ${sql.insert({
-                ...cp,
-                signature: key.sign(checkpointMessage(cp)),
-                key_id: key.keyId
-              })}`
-            }
-            return entry
+            const [first, ...rest] = entries
+            if (first === undefined) return entries
+            yield* sql`INSERT INTO ledger_entries ${sql.insert([{ ...first }, ...rest.map((entry) => ({ ...entry }))])}`
+            yield* sql`UPDATE ledger_heads SET seq = ${previous.seq}, entry_hash = ${previous.entry_hash}
+                       WHERE account_id = ${accountId}`
+            const checkpoints = entries
+              .filter((entry) => entry.seq % checkpointInterval === 0)
+              .map((entry) => {
+                const cp = { account_id: accountId, seq: entry.seq, entry_hash: entry.entry_hash }
+                return { ...cp, signature: key.sign(checkpointMessage(cp)), key_id: key.keyId }
+              })
+            const [firstCheckpoint, ...moreCheckpoints] = checkpoints
+            if (firstCheckpoint)
+              yield* sql`INSERT INTO ledger_checkpoints ${sql.insert([firstCheckpoint, ...moreCheckpoints])}`
+            return entries
           })
         )
         .pipe(
           Effect.mapError(ledgerError("could not append to the ledger")),
-          Effect.withSpan("Ledger.append")
+          Effect.withSpan("Ledger.appendMany")
         )
+
+    const append = (accountId: string, event: LedgerEvent) =>
+      Effect.map(appendMany(accountId, [event]), (entries) => entries[0]!)
 
     /**
      * Checks the links from the checkpoint at or before `seq - 1` to the checkpoint at or after
@@ -237,6 +256,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
 
     return Ledger.of({
       append,
+      appendMany,
       check,
       audit,
       signReceipt: key.signJws,

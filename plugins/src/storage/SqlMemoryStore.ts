@@ -1,6 +1,9 @@
 import {
+  type CaptureReceipt,
   contentHash,
   Embedder,
+  type IdempotentWrite,
+  idempotencyKeyHours,
   Ledger,
   type MemoryProof,
   MemoryStore,
@@ -14,6 +17,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { isoUtc, readSnapshot, storeError, transaction } from "./SqlFailure.js"
+import { lockChainHead } from "./SqlLedger.js"
 import { makeSearch, vectorText } from "./SqlSearch.js"
 import * as TableStatistics from "./TableStatistics.js"
 
@@ -77,49 +81,85 @@ export const make = Effect.gen(function* () {
         }))
     )
 
-  const insert = (accountId: string, umo: Umo) =>
+  const memoryRow = (accountId: string, umo: Umo, record_hash: string) => ({
+    account_id: accountId,
+    umo_id: umo.umo_id,
+    content: umo.content,
+    summary: umo.summary,
+    entities: JSON.stringify(umo.entities),
+    svo_triples: JSON.stringify(umo.svo_triples),
+    topics: JSON.stringify(umo.topics),
+    tone: JSON.stringify(umo.tone),
+    language: umo.language,
+    quality_score: umo.quality_score,
+    source: umo.source,
+    content_time: umo.timestamp,
+    created_at: umo.created_at,
+    pipeline: JSON.stringify(umo.pipeline),
+    extensions: JSON.stringify(umo.extensions),
+    content_hash: umo.content_hash,
+    semantic_hash: umo.semantic_hash,
+    record_hash,
+    embedding_model: umo.embedding.model
+  })
+
+  /** Inserts rows in statements of at most `size` rows (a statement takes at most 65,535 parameters). */
+  const insertRows = (table: string, rows: ReadonlyArray<Record<string, unknown>>, size: number) =>
+    Effect.forEach(
+      Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size)),
+      ([first, ...rest]) => (first ? sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}` : Effect.void),
+      { discard: true }
+    )
+
+  const idempotentAnswer = (accountId: string, key: string) =>
+    sql<{ fingerprint: string; response: string }>`
+      SELECT fingerprint, response FROM idempotency_keys
+      WHERE account_id = ${accountId} AND key = ${key}
+        AND created_at > now() - ${`${idempotencyKeyHours} hours`}::interval`.pipe(
+      Effect.map((rows) =>
+        Option.map(Option.fromNullishOr(rows[0]), (row) => ({
+          fingerprint: row.fingerprint,
+          response: JSON.parse(row.response) as unknown
+        }))
+      ),
+      Effect.mapError(storeError("could not read the idempotency key"))
+    )
+
+  const insertMany = (accountId: string, umos: ReadonlyArray<Umo>, idempotency?: IdempotentWrite) =>
     Effect.gen(function* () {
-      if (umo.embedding.model !== pinned.id || umo.embedding.dimensions !== dims) {
-        return yield* new StoreError({
-          reason: "EmbedderMismatch",
-          detail: `this store holds ${pinned.id} vectors (${dims} dimensions), not ${umo.embedding.model}`
-        })
+      for (const umo of umos) {
+        if (umo.embedding.model !== pinned.id || umo.embedding.dimensions !== dims) {
+          return yield* new StoreError({
+            reason: "EmbedderMismatch",
+            detail: `this store holds ${pinned.id} vectors (${dims} dimensions), not ${umo.embedding.model}`
+          })
+        }
       }
-      const record_hash = recordHash({
-        account_id: accountId,
-        umo_id: umo.umo_id,
-        source: umo.source,
-        timestamp: umo.timestamp,
-        created_at: umo.created_at,
-        embedding_model: umo.embedding.model,
-        chunks: umo.embedding.chunks.map((chunk, index) => ({ index, ...chunk }))
-      })
-      const entry = yield* transaction(
+      const recordHashes = umos.map((umo) =>
+        recordHash({
+          account_id: accountId,
+          umo_id: umo.umo_id,
+          source: umo.source,
+          timestamp: umo.timestamp,
+          created_at: umo.created_at,
+          embedding_model: umo.embedding.model,
+          chunks: umo.embedding.chunks.map((chunk, index) => ({ index, ...chunk }))
+        })
+      )
+      const receipts = yield* transaction(
         sql,
         Effect.gen(function* () {
-          yield* sql`INSERT INTO memories ${sql.insert({
-            account_id: accountId,
-            umo_id: umo.umo_id,
-            content: umo.content,
-            summary: umo.summary,
-            entities: JSON.stringify(umo.entities),
-            svo_triples: JSON.stringify(umo.svo_triples),
-            topics: JSON.stringify(umo.topics),
-            tone: JSON.stringify(umo.tone),
-            language: umo.language,
-            quality_score: umo.quality_score,
-            source: umo.source,
-            content_time: umo.timestamp,
-            created_at: umo.created_at,
-            pipeline: JSON.stringify(umo.pipeline),
-            extensions: JSON.stringify(umo.extensions),
-            content_hash: umo.content_hash,
-            semantic_hash: umo.semantic_hash,
-            record_hash,
-            embedding_model: umo.embedding.model
-          })}`
-          if (umo.embedding.chunks.length > 0) {
-            yield* sql`INSERT INTO memory_chunks ${sql.insert(
+          // The account's chain head first: writers of one account take turns from the start, so the
+          // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
+          yield* lockChainHead(sql, accountId)
+          yield* insertRows(
+            "memories",
+            umos.map((umo, i) => memoryRow(accountId, umo, recordHashes[i]!)),
+            500
+          )
+          yield* insertRows(
+            "memory_chunks",
+            umos.flatMap((umo) =>
               umo.embedding.chunks.map((chunk, chunk_index) => ({
                 account_id: accountId,
                 umo_id: umo.umo_id,
@@ -127,22 +167,60 @@ export const make = Effect.gen(function* () {
                 start_offset: chunk.start,
                 end_offset: chunk.end,
                 embedding: vectorText(chunk.vector)
-              })) as never
-            )}`
-          }
-          return yield* ledger.append(accountId, {
-            kind: "capture",
-            umo_id: umo.umo_id,
-            content_hash: umo.content_hash,
-            semantic_hash: umo.semantic_hash,
-            record_hash
-          })
+              }))
+            ),
+            1_000
+          )
+          const entries = yield* ledger.appendMany(
+            accountId,
+            umos.map((umo, i) => ({
+              kind: "capture" as const,
+              umo_id: umo.umo_id,
+              content_hash: umo.content_hash,
+              semantic_hash: umo.semantic_hash,
+              record_hash: recordHashes[i]!
+            }))
+          )
+          const receipts = yield* Effect.forEach(entries, (entry) =>
+            Effect.map(
+              ledger.signReceipt({ type: "umo-capture-receipt", umo_id: entry.umo_id, entry }),
+              (receipt) => ({ entry, receipt })
+            )
+          )
+          if (idempotency !== undefined) yield* rememberAnswer(accountId, idempotency, receipts)
+          return receipts
         })
       )
-      const receipt = yield* ledger.signReceipt({ type: "umo-capture-receipt", umo_id: umo.umo_id, entry })
-      yield* statistics.wrote(1)
-      return { entry, receipt }
-    }).pipe(Effect.mapError(storeError("could not store the memory")))
+      yield* statistics.wrote(umos.length)
+      return receipts
+    }).pipe(Effect.mapError(storeError("could not store the memories")))
+
+  /**
+   * Stores an idempotent write's answer in its transaction. A key of the account used in the last
+   * 24 hours fails the write; an older one is taken over, and older ones are forgotten.
+   */
+  const rememberAnswer = (accountId: string, write: IdempotentWrite, receipts: ReadonlyArray<CaptureReceipt>) =>
+    Effect.gen(function* () {
+      const expiry = `${idempotencyKeyHours} hours`
+      yield* sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId}
+                 AND created_at <= now() - ${expiry}::interval AND key <> ${write.key}`
+      const stored = yield* sql`
+        INSERT INTO idempotency_keys (account_id, key, fingerprint, response)
+        VALUES (${accountId}, ${write.key}, ${write.fingerprint}, ${JSON.stringify(write.response(receipts))})
+        ON CONFLICT (account_id, key) DO UPDATE
+          SET fingerprint = excluded.fingerprint, response = excluded.response, created_at = now()
+          WHERE idempotency_keys.created_at <= now() - ${expiry}::interval
+        RETURNING 1 AS stored`
+      if (stored.length === 0) {
+        return yield* new StoreError({
+          reason: "IdempotencyKeyUsed",
+          detail: "another request stored an answer under this idempotency key first"
+        })
+      }
+    })
+
+  const insert = (accountId: string, umo: Umo) =>
+    Effect.map(insertMany(accountId, [umo]), (receipts) => receipts[0]!)
 
   const { searchVector, searchText, neighbours } = makeSearch(sql, dims)
 
@@ -185,6 +263,7 @@ export const make = Effect.gen(function* () {
     transaction(
       sql,
       Effect.gen(function* () {
+        yield* lockChainHead(sql, accountId)
         const [row] = yield* sql<{ content_hash: string; semantic_hash: string; record_hash: string }>`
             DELETE FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
             RETURNING content_hash, semantic_hash, record_hash`
@@ -252,6 +331,8 @@ export const make = Effect.gen(function* () {
 
   return MemoryStore.of({
     insert,
+    insertMany,
+    idempotentAnswer,
     get,
     getMany,
     rankingFacts,

@@ -29,6 +29,21 @@ describe("chunkSpans", () => {
     )
   })
 
+  it("never cuts a surrogate pair in two (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", " ", "🙂", "𝄞"), minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 2, max: 50 }),
+        (text, max) => {
+          for (const c of chunkSpans(text, splitSentences(text), max)) {
+            expect(text.slice(c.start, c.end).isWellFormed(), `${c.start}-${c.end}`).toBe(true)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
   it("keeps a short text in one chunk", () => {
     const text = "One sentence. Two sentences."
     expect(chunkSpans(text, splitSentences(text), 1000)).toEqual([{ start: 0, end: text.length }])

@@ -48,6 +48,21 @@ describe("FileParsers", () => {
     })
   )
 
+  it.effect("describes an image, an audio file and a PDF that carry no text of their own", () =>
+    Effect.gen(function* () {
+      const bare = yield* parse("bare.jpg", jpegWithDescription(""))
+      expect(bare).toMatchObject({
+        format: "image/jpeg",
+        text: expect.stringMatching(/^JPG image bare\.jpg(, \d+×\d+ pixels)?, with no text of its own$/)
+      })
+      const scan = yield* parse("scan.pdf", pdfWithText(""))
+      expect(scan).toMatchObject({
+        format: "pdf",
+        text: expect.stringMatching(/^PDF document scan\.pdf, 1 page, with no text layer/)
+      })
+    })
+  )
+
   it.effect("refuses unknown binaries as unsupported and empty files as having no text", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(parse("archive.zip", zipHeader))).reason).toBe("UnsupportedType")
@@ -55,7 +70,6 @@ describe("FileParsers", () => {
         "UnsupportedType"
       )
       expect((yield* Effect.flip(parse("empty.txt", text("  \n ")))).reason).toBe("NoText")
-      expect((yield* Effect.flip(parse("bare.jpg", jpegWithDescription("")))).reason).toBe("NoText")
       expect((yield* Effect.flip(parse("broken.json", text("{nope")))).reason).toBe("Malformed")
     })
   )

@@ -1,7 +1,8 @@
 import { it } from "@effect/vitest"
 import { makeDraft } from "@umo/core"
-import { capture } from "@umo/plugins"
+import { capture, normalizeText } from "@umo/plugins"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { describe, expect } from "vitest"
 
 const draftOf = (content: string) =>
@@ -24,6 +25,43 @@ describe("capture", () => {
       }
     })
   )
+
+  it("counts characters as code points, and refuses exactly what normalizes to nothing (property)", () =>
+    Effect.gen(function* () {
+      const plugin = capture({ maxLength: 10 })
+      // Ten emoji are ten characters (twenty UTF-16 units).
+      expect((yield* plugin.run(draftOf("😀".repeat(10)))).raw).toBe("😀".repeat(10))
+      expect((yield* Effect.flip(plugin.run(draftOf("😀".repeat(11))))).reason).toBe("InvalidInput")
+      const run = Effect.runSync
+      fc.assert(
+        fc.property(
+          fc.string({
+            unit: fc.constantFrom(
+              " ",
+              "\t",
+              "\n",
+              "\u0000",
+              "\u0085",
+              "\u00A0",
+              "\u200B",
+              "\u2028",
+              "\u3000",
+              "\uFEFF",
+              "\u0001",
+              "a",
+              "é",
+              "\u0301"
+            ),
+            maxLength: 10
+          }),
+          (text) => {
+            const accepted = run(Effect.exit(plugin.run(draftOf(text))))._tag === "Success"
+            expect(accepted).toBe(normalizeText(text).length > 0)
+          }
+        ),
+        { numRuns: 500 }
+      )
+    }))
 
   it("checks its options when built", () => {
     expect(() => capture({ maxLength: 0 })).toThrow(/capture/)

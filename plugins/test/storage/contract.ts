@@ -333,6 +333,87 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         })
       )
 
+      it.effect("stores a batch whole or not at all, with its idempotent answer", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("batch")
+          const batch = Array.from({ length: 5 }, (_, i) => umo(i))
+          const write = {
+            key: "k-1",
+            fingerprint: "f-1",
+            response: (r: ReadonlyArray<{ receipt: string }>) => r.length
+          }
+          const receipts = yield* store.insertMany(account, batch, write)
+          expect(receipts.map((r) => r.entry.umo_id)).toEqual(batch.map((u) => u.umo_id))
+          expect(receipts.map((r) => r.entry.seq)).toEqual([1, 2, 3, 4, 5])
+          expect(yield* store.idempotentAnswer(account, "k-1")).toEqual(
+            Option.some({ fingerprint: "f-1", response: 5 })
+          )
+          expect(Option.isNone(yield* store.idempotentAnswer(account, "k-2"))).toBe(true)
+          expect(Option.isNone(yield* store.idempotentAnswer(yield* newAccount("other"), "k-1"))).toBe(true)
+          // The same key again: the whole write fails and stores nothing.
+          const again = [umo(5), umo(6)]
+          const refused = yield* Effect.flip(store.insertMany(account, again, write))
+          expect(refused.reason).toBe("IdempotencyKeyUsed")
+          // A memory of another embedder in the middle: nothing of the batch is stored.
+          const foreign = { ...umo(7), embedding: { ...umo(7).embedding, model: "another-model" } }
+          expect((yield* Effect.flip(store.insertMany(account, [umo(8), foreign, umo(9)]))).reason).toBe(
+            "EmbedderMismatch"
+          )
+          expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(5)
+          expect(yield* ledger.audit(account)).toEqual({ entries: 5, valid: true })
+          for (const r of receipts) expect(isSound(yield* store.proof(account, r.entry.umo_id))).toBe(true)
+        })
+      )
+
+      it.effect("stores one answer for one idempotency key, whatever races for it", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const account = yield* newAccount("idempotent")
+          const outcomes = yield* Effect.forEach(
+            Array.from({ length: 8 }, (_, i) => i),
+            (i) =>
+              Effect.result(
+                store.insertMany(account, [umo(i)], { key: "same", fingerprint: "f", response: () => i })
+              ),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter((o) => o._tag === "Success")).toHaveLength(1)
+          expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(1)
+        })
+      )
+
+      it.effect("never deadlocks: batches, single captures and deletes at once in one account", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("deadlock")
+          const seeded = yield* store.insertMany(
+            account,
+            Array.from({ length: 10 }, (_, i) => umo(i))
+          )
+          yield* Effect.forEach(
+            [
+              ...Array.from({ length: 6 }, (_, b) =>
+                Effect.asVoid(
+                  store.insertMany(
+                    account,
+                    Array.from({ length: 5 }, (_, i) => umo(b * 5 + i))
+                  )
+                )
+              ),
+              ...Array.from({ length: 10 }, (_, i) => Effect.asVoid(store.insert(account, umo(i + 3)))),
+              ...seeded.map((r) => Effect.asVoid(store.remove(account, r.entry.umo_id)))
+            ],
+            (op) => op,
+            { concurrency: "unbounded" }
+          )
+          expect(yield* ledger.audit(account)).toEqual({ entries: 10 + 30 + 10 + 10, valid: true })
+          yield* expectSearchStatsRecounted(account)
+        })
+      )
+
       it.effect("answers only valid proofs and audits while captures append to the chain", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore

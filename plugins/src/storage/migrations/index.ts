@@ -3,13 +3,15 @@ import initial from "./0001_initial.js"
 import timeline from "./0002_timeline.js"
 import searchStats from "./0003_search_stats.js"
 import signingKeys from "./0004_signing_keys.js"
+import idempotency from "./0005_idempotency.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_timeline": timeline,
   "0003_search_stats": searchStats,
-  "0004_signing_keys": signingKeys
+  "0004_signing_keys": signingKeys,
+  "0005_idempotency": idempotency
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
