@@ -32,8 +32,9 @@ export const ApiRoutes = Layer.mergeAll(
   HttpApiScalar.layer(UmoApi, { path: "/docs" })
 ).pipe(
   Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, InsightHandlers, AccountHandlers]),
-  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer, FileParsers.layer]),
-  Layer.provide([Memories.layer, Recall.layer])
+  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer]),
+  Layer.provide([Memories.layer, Recall.layer]),
+  Layer.provide(FileParsers.layer)
 )
 
 /** The routes served with the request middleware (ids, rate limits, logs, error bodies). */

@@ -15,6 +15,7 @@ describe("the server", () => {
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
         return (yield* alice.memories.process({
+          headers: {},
           payload: { content: "Ada Lovelace wrote the first program." }
         })).data
       }).pipe(Effect.provide(TestServer({ dataDir })))

@@ -60,6 +60,12 @@ export interface AnswerOptions {
   readonly contextSize?: number
 }
 
+/** Captures are idempotent: pass your own key to make a retry of your own (another process, say) safe too. */
+export interface Idempotent {
+  /** Sent as `Idempotency-Key` (1–255 visible ASCII characters); default: a new UUID per call. */
+  readonly idempotencyKey?: string
+}
+
 export interface CompareOptions {
   /** Include the parts of the score and what the two memories share. */
   readonly explain?: boolean
@@ -110,10 +116,18 @@ export class UMOClient {
     return send(this.#transport, call)
   }
 
-  /** Captures one text as a memory (`POST /v1/process`). */
-  async capture(content: string, options: CaptureOptions = {}): Promise<Captured> {
+  /**
+   * Captures one text as a memory (`POST /v1/process`). Idempotent across the client's retries: one
+   * `Idempotency-Key` (yours, or a new UUID) goes with every attempt, so a retry never stores twice.
+   */
+  async capture(content: string, options: CaptureOptions & Idempotent = {}): Promise<Captured> {
     return new Captured(
-      await this.#send({ method: "POST", path: "/v1/process", json: captureBody(content, options) })
+      await this.#send({
+        method: "POST",
+        path: "/v1/process",
+        json: captureBody(content, options),
+        idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
+      })
     )
   }
 
@@ -159,19 +173,35 @@ export class UMOClient {
   }
 
   /** Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata (`POST /v1/upload`). */
-  async upload(file: Blob, filename: string, options: { readonly source?: string } = {}): Promise<Uploaded> {
+  async upload(
+    file: Blob,
+    filename: string,
+    options: { readonly source?: string } & Idempotent = {}
+  ): Promise<Uploaded> {
     const form = new FormData()
     form.append("file", file, filename)
     if (options.source !== undefined) form.append("source", options.source)
-    return new Uploaded(await this.#send({ method: "POST", path: "/v1/upload", form }))
+    return new Uploaded(
+      await this.#send({
+        method: "POST",
+        path: "/v1/upload",
+        form,
+        idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
+      })
+    )
   }
 
   /** Captures up to 100 texts in one call (`POST /v1/batch`); one result per item, in order. */
-  async batch(items: ReadonlyArray<BatchInput>): Promise<Array<BatchItem>> {
+  async batch(items: ReadonlyArray<BatchInput>, options: Idempotent = {}): Promise<Array<BatchItem>> {
     const body = items.map((item) =>
       typeof item === "string" ? { content: item } : captureBody(item.content, item)
     )
-    const data = await this.#send({ method: "POST", path: "/v1/batch", json: { items: body } })
+    const data = await this.#send({
+      method: "POST",
+      path: "/v1/batch",
+      json: { items: body },
+      idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
+    })
     return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new BatchItem(r))
   }
 

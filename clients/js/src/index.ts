@@ -43,6 +43,7 @@ export {
   type BatchInput,
   type CaptureOptions,
   type CompareOptions,
+  type Idempotent,
   type ListOptions,
   UMOClient,
   type UMOClientOptions

@@ -18,10 +18,18 @@ export interface Call {
   readonly form?: FormData
   /** Only `/health` and the signing keys are public. */
   readonly authenticated?: boolean
+  /**
+   * Sent as `Idempotency-Key` on every attempt: the service answers a repeat with the first answer
+   * and stores nothing twice, so the call may also be retried when the connection fails.
+   */
+  readonly idempotencyKey?: string
 }
 
 /** 429 and 503 mean "not now": the request did nothing and may be sent again. */
 const retryable = (status: number) => status === 429 || status === 503
+
+/** A call that may be sent again after a lost connection or a timeout: a read, or an idempotent write. */
+const repeatable = (call: Call) => call.method === "GET" || call.idempotencyKey !== undefined
 
 /** Exponential backoff with full jitter: 0.5 s, 1 s, 2 s, … (capped), times a random factor. */
 const backoffMs = (attempt: number, capMs: number) => Math.random() * Math.min(capMs, 500 * 2 ** attempt)
@@ -52,7 +60,10 @@ const detailOf = (body: unknown): string | null => {
   return typeof detail === "string" ? detail : null
 }
 
-/** Sends one call, retrying 429 and 503 up to `maxRetries` times, and maps failures to errors. */
+/**
+ * Sends one call, retrying 429 and 503 up to `maxRetries` times (and a lost connection or a timeout,
+ * for a read or an idempotent write), and maps failures to errors.
+ */
 export const send = async (options: TransportOptions, call: Call): Promise<Raw> => {
   const url = new URL(options.baseUrl + call.path)
   for (const [name, value] of Object.entries(call.query ?? {}))
@@ -64,6 +75,7 @@ export const send = async (options: TransportOptions, call: Call): Promise<Raw> 
     headers.authorization = `Bearer ${options.apiKey}`
   }
   if (call.json !== undefined) headers["content-type"] = "application/json"
+  if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey
   const body = call.form ?? (call.json === undefined ? undefined : JSON.stringify(call.json))
 
   for (let attempt = 0; ; attempt++) {
@@ -76,6 +88,10 @@ export const send = async (options: TransportOptions, call: Call): Promise<Raw> 
         signal: AbortSignal.timeout(options.timeoutMs)
       })
     } catch (cause) {
+      if (repeatable(call) && attempt < options.maxRetries) {
+        await sleep(backoffMs(attempt, options.maxRetryDelayMs))
+        continue
+      }
       const timedOut = cause instanceof DOMException && cause.name === "TimeoutError"
       throw new APIError(
         timedOut

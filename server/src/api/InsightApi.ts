@@ -2,14 +2,19 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
 import { NotFound, ServiceUnavailable, Unprocessable } from "./Errors.js"
+import { MemoryId, QueryText } from "./Fields.js"
 import { SchemaErrors } from "./SchemaErrors.js"
 import { Envelope } from "./Schemas.js"
 
 export const MatchRequest = Schema.Struct({
-  source_ulid: Schema.String,
-  candidate_ulid: Schema.String,
+  source_ulid: Schema.String.annotate({
+    description: "a memory id; another account's or an unknown one is a 404"
+  }),
+  candidate_ulid: Schema.String.annotate({ description: "a memory id" }),
   explain: Schema.optional(Schema.Boolean),
-  threshold: Schema.optional(Schema.Number)
+  threshold: Schema.optional(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))).annotate({
+    description: "0 to 1; default 0.5"
+  })
 })
 
 export const MatchResult = Schema.Struct({
@@ -41,8 +46,12 @@ export class InsightApi extends HttpApiGroup.make("insight")
       error: [NotFound, Unprocessable, ServiceUnavailable]
     }),
     HttpApiEndpoint.get("explain", "/v1/memories/:id/explain", {
-      params: { id: Schema.String },
-      query: Schema.Struct({ query: Schema.optional(Schema.String) }),
+      params: { id: MemoryId },
+      query: Schema.Struct({
+        query: Schema.optional(QueryText).annotate({
+          description: "why the memory matches this query (1,000 characters at most)"
+        })
+      }),
       success: Envelope(Explanation),
       error: [NotFound, ServiceUnavailable]
     })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { Multipart } from "effect/http"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
 import {
   NotFound,
@@ -9,12 +9,12 @@ import {
   Unprocessable,
   UnsupportedMediaType
 } from "./Errors.js"
+import { CaptureRequest, IdempotencyHeaders, MemoryId, Source } from "./Fields.js"
 import { SchemaErrors } from "./SchemaErrors.js"
 import {
   BatchRequest,
   BatchResult,
   Captured,
-  CaptureRequest,
   DeletionReceipt,
   Envelope,
   ListPage,
@@ -29,12 +29,17 @@ import {
 /** Largest upload accepted (DESIGN.md: 20 MB; 413 beyond). */
 export const uploadLimitBytes = 20 * 1024 * 1024
 
-const id = { id: Schema.String }
+const id = { id: MemoryId }
 const captureErrors = [Unprocessable, ServiceUnavailable]
 const readErrors = [NotFound, ServiceUnavailable]
 
 // Each alias shares its call's whole definition.
-const capture = { payload: CaptureRequest, success: Envelope(Captured), error: captureErrors }
+const capture = {
+  payload: CaptureRequest,
+  headers: IdempotencyHeaders,
+  success: Envelope(Captured),
+  error: captureErrors
+}
 const search = { payload: SearchRequest, success: Envelope(SearchResults), error: captureErrors }
 
 /** Capture, list, fetch, prove and delete memories. */
@@ -44,16 +49,25 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     HttpApiEndpoint.post("create", "/v1/memories", capture),
     HttpApiEndpoint.post("batch", "/v1/batch", {
       payload: BatchRequest,
+      headers: IdempotencyHeaders,
       success: Envelope(BatchResult),
       error: captureErrors
     }),
     HttpApiEndpoint.post("upload", "/v1/upload", {
       payload: HttpApiSchema.asMultipart({ maxFileSize: uploadLimitBytes, maxParts: 10 })(
-        Schema.Struct({ file: Multipart.SingleFileSchema, source: Schema.optional(Schema.String) })
+        Schema.Struct({ file: Multipart.SingleFileSchema, source: Schema.optional(Source) })
       ),
+      headers: IdempotencyHeaders,
       success: Envelope(Uploaded),
       error: [Unprocessable, UnsupportedMediaType, PayloadTooLarge, ServiceUnavailable]
-    }),
+    }).annotate(
+      OpenApi.Description,
+      "Captures the text of a file (the `file` part, 20 MB at most): PDF, HTML, JSON, CSV, Markdown or plain " +
+        "UTF-8 text; an image or audio file gives the text of its metadata, or what it is (format, name, size " +
+        "or length) when it carries none, and a PDF without a text layer its page count and title. The bytes " +
+        "decide the format. Rules on the file's content that a schema cannot state: a binary format other " +
+        "than these is refused with 415, and a text file with no visible character in it with 422."
+    ),
     HttpApiEndpoint.post("query", "/v1/memories/query", search),
     HttpApiEndpoint.post("search", "/v1/search", search),
     HttpApiEndpoint.get("list", "/v1/memories", {

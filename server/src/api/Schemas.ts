@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CaptureRequest, Count, Source, VisibleText } from "./Fields.js"
 import { KeyRotation } from "./SystemApi.js"
 
 /** The spec's envelope around most responses; `data` is the endpoint's payload. */
@@ -39,13 +40,6 @@ export const Memory = Schema.Struct({
   pipeline: Schema.Array(PluginVersion)
 })
 
-export const CaptureRequest = Schema.Struct({
-  content: Schema.String,
-  source: Schema.optional(Schema.NullOr(Schema.String)),
-  /** ISO 8601; the original time of the content. */
-  timestamp: Schema.optional(Schema.String)
-})
-
 /** What a capture returns: the spec's fields and the provenance receipt DESIGN.md promises. */
 export const Captured = Schema.Struct({
   umo_id: Schema.String,
@@ -69,12 +63,10 @@ export const ListPage = Schema.Struct({
   has_more: Schema.Boolean
 })
 
-const NumberFromString = Schema.NumberFromString
-
 export const ListQuery = Schema.Struct({
-  limit: Schema.optional(NumberFromString),
-  offset: Schema.optional(NumberFromString),
-  source: Schema.optional(Schema.String)
+  limit: Schema.optional(Count(1, 100)).annotate({ description: "1 to 100; default 20" }),
+  offset: Schema.optional(Count(0, Number.MAX_SAFE_INTEGER)).annotate({ description: "default 0" }),
+  source: Schema.optional(Source)
 })
 
 const LedgerEntry = Schema.Struct({
@@ -134,9 +126,13 @@ export const AccountStatus = Schema.Struct({
   })
 })
 
+/**
+ * 1–100 items. Each is checked on its own against the capture request: an item that is not one is
+ * answered in its result (`success: false`, status 422) and the others are still captured, so any
+ * JSON value is a valid item (the schema says so: a capture request, or anything else).
+ */
 export const BatchRequest = Schema.Struct({
-  /** 1–100 items, each `{content, source?, timestamp?}`; checked one by one. */
-  items: Schema.Array(Schema.Unknown)
+  items: Schema.Array(Schema.Union([CaptureRequest, Schema.Unknown])).check(Schema.isBetweenLength(1, 100))
 })
 
 export const BatchResultItem = Schema.Struct({
@@ -152,9 +148,9 @@ export const BatchResultItem = Schema.Struct({
 export const BatchResult = Schema.Struct({ results: Schema.Array(BatchResultItem) })
 
 export const SearchRequest = Schema.Struct({
-  query: Schema.String,
-  limit: Schema.optional(Schema.Number),
-  source: Schema.optional(Schema.String)
+  query: VisibleText(2_000).annotate({ description: "the question or search text: 1 to 2,000 characters" }),
+  limit: Schema.optional(Count(1, 50)).annotate({ description: "1 to 50; default 5" }),
+  source: Schema.optional(Source)
 })
 
 export const SearchResults = Schema.Struct({

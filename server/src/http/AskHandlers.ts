@@ -34,26 +34,11 @@ export const AskHandlers = HttpApiBuilder.group(UmoApi, "ask", (handlers) =>
       .handle("ask", ({ payload }) =>
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount
+          // The request schema has checked the question, the model and its key, and context_size.
           const question = payload.question.trim()
-          if (question.length === 0) return yield* new Unprocessable({ detail: "question is empty" })
-          if (question.length > 2_000)
-            return yield* new Unprocessable({ detail: "question is longer than 2,000 characters" })
           const contextSize = payload.context_size ?? 5
-          if (!Number.isInteger(contextSize) || contextSize < 1 || contextSize > 20) {
-            return yield* new Unprocessable({ detail: "context_size must be an integer from 1 to 20" })
-          }
           const model = payload.model ?? defaultModel
           const cloud = CloudAnswerModel.cloudModels.find((m) => m.id === model)
-          if (model !== defaultModel && !cloud) {
-            return yield* new Unprocessable({
-              detail: `unknown model "${model}"; GET /v1/ask/models lists the models this service offers`
-            })
-          }
-          if (cloud && !payload.provider_key) {
-            return yield* new Unprocessable({
-              detail: `${model} runs with your own ${cloud.provider} key: send provider_key`
-            })
-          }
           const { hits: found } = yield* recall.search(account.account_id, question, { limit: contextSize })
           const contexts = found.map((hit, i) => ({
             index: i + 1,

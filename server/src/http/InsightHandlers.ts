@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentAccount } from "../api/Authentication.js"
-import { Unprocessable } from "../api/Errors.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Insight } from "../services/Insight.js"
 import { Memories } from "../services/Memories.js"
@@ -17,9 +16,6 @@ export const InsightHandlers = HttpApiBuilder.group(UmoApi, "insight", (handlers
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount
           const threshold = payload.threshold ?? 0.5
-          if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
-            return yield* new Unprocessable({ detail: "threshold must be a number from 0 to 1" })
-          }
           const get = (id: string) => withId(id, (umoId) => memories.get(account.account_id, umoId))
           const a = yield* get(payload.source_ulid)
           const b = yield* get(payload.candidate_ulid)

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises"
-import { FileParser, isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
-import { Effect, Option, Result } from "effect"
+import { isUmoId, Ledger, MemoryStore, type StoredMemory } from "@umo/core"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentAccount } from "../api/Authentication.js"
-import { memoryNotFound, ServiceUnavailable, Unprocessable, UnsupportedMediaType } from "../api/Errors.js"
-import type { BatchResultItem } from "../api/Schemas.js"
+import { memoryNotFound, Unprocessable } from "../api/Errors.js"
+import { type CaptureInput, type IdempotencyHeaders, idempotencyKeyOf } from "../api/Fields.js"
+import type { SearchRequest } from "../api/Schemas.js"
 import { UmoApi } from "../api/UmoApi.js"
 import { Memories, storeFailure } from "../services/Memories.js"
 import { Recall } from "../services/Recall.js"
@@ -28,13 +29,6 @@ export const memoryBody = (m: StoredMemory) => ({
   pipeline: m.pipeline
 })
 
-const boundedInt = (name: string, value: number | undefined, fallback: number, min: number, max: number) =>
-  value === undefined
-    ? Effect.succeed(fallback)
-    : Number.isInteger(value) && value >= min && value <= max
-      ? Effect.succeed(value)
-      : Effect.fail(new Unprocessable({ detail: `${name} must be an integer from ${min} to ${max}` }))
-
 /** Ids are UUIDs; anything else is as unknown as a missing one (404), never a database error. */
 export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<Option.Option<A>, E, R>) =>
   isUmoId(id.toLowerCase())
@@ -50,36 +44,19 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
     const store = yield* MemoryStore
     const ledger = yield* Ledger
     const recall = yield* Recall
-    const files = yield* FileParser
 
-    const capture = ({
-      payload
-    }: {
-      payload: { content: string; source?: string | null | undefined; timestamp?: string | undefined }
-    }) =>
+    const capture = ({ payload, headers }: { payload: CaptureInput; headers: IdempotencyHeaders }) =>
       Effect.gen(function* () {
         const { account } = yield* CurrentAccount
-        const { umo, receipt } = yield* memories.capture(account.account_id, payload)
-        return yield* envelope({
-          umo_id: umo.umo_id,
-          quality_score: umo.quality_score,
-          created_at: umo.created_at,
-          content_hash: umo.content_hash,
-          receipt
-        })
+        return yield* envelope(
+          yield* memories.capture(account.account_id, payload, idempotencyKeyOf(headers))
+        )
       })
 
-    const search = ({
-      payload
-    }: {
-      payload: { query: string; limit?: number | undefined; source?: string | undefined }
-    }) =>
+    const search = ({ payload }: { payload: typeof SearchRequest.Type }) =>
       Effect.gen(function* () {
         const { account } = yield* CurrentAccount
-        if (payload.query.trim().length === 0) return yield* new Unprocessable({ detail: "query is empty" })
-        if (payload.query.length > 2_000)
-          return yield* new Unprocessable({ detail: "query is longer than 2,000 characters" })
-        const limit = yield* boundedInt("limit", payload.limit, 5, 1, 50)
+        const limit = payload.limit ?? 5
         // Every memory the ranking scored counts as a match; the first `limit` are returned.
         const { hits, total } = yield* recall.search(account.account_id, payload.query, {
           limit,
@@ -99,43 +76,15 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
     return handlers
       .handle("process", capture)
       .handle("create", capture)
-      .handle("batch", ({ payload }) =>
+      .handle("batch", ({ payload, headers }) =>
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount
-          if (payload.items.length < 1 || payload.items.length > 100) {
-            return yield* new Unprocessable({
-              detail: `items must hold 1 to 100 entries, not ${payload.items.length}`
-            })
-          }
-          const outcomes = yield* memories.captureMany(account.account_id, payload.items)
-          const results: Array<typeof BatchResultItem.Type> = []
-          for (const [index, outcome] of outcomes.entries()) {
-            if (Result.isSuccess(outcome)) {
-              const { umo, receipt } = outcome.success
-              results.push({
-                index,
-                success: true,
-                umo_id: umo.umo_id,
-                quality_score: umo.quality_score,
-                content_hash: umo.content_hash,
-                receipt
-              })
-            } else if (outcome.failure instanceof ServiceUnavailable) {
-              // An unreachable database fails the whole batch (503): the other items cannot be saved either.
-              return yield* outcome.failure
-            } else {
-              results.push({
-                index,
-                success: false,
-                umo_id: null,
-                error: { status: 422, detail: outcome.failure.detail }
-              })
-            }
-          }
-          return yield* envelope({ results })
+          return yield* envelope(
+            yield* memories.captureMany(account.account_id, payload.items, idempotencyKeyOf(headers))
+          )
         })
       )
-      .handle("upload", ({ payload }) =>
+      .handle("upload", ({ payload, headers }) =>
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount
           const file = payload.file
@@ -144,30 +93,12 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             try: () => readFile(file.path),
             catch: () => new Unprocessable({ detail: "the uploaded file could not be read" })
           })
-          const parsed = yield* files
-            .parse({ filename: file.name, mediaType: file.contentType, bytes })
-            .pipe(
-              Effect.catch((e) =>
-                e.reason === "UnsupportedType"
-                  ? Effect.fail(new UnsupportedMediaType({ detail: e.detail }))
-                  : Effect.fail(new Unprocessable({ detail: e.detail }))
-              )
-            )
-          const { umo, receipt } = yield* memories.captureDocument(
+          const uploaded = yield* memories.captureFile(
             account.account_id,
-            parsed.text,
-            payload.source ?? `upload:${file.name}`
+            { filename: file.name, mediaType: file.contentType, bytes, source: payload.source },
+            idempotencyKeyOf(headers)
           )
-          return yield* envelope({
-            umo_id: umo.umo_id,
-            summary: umo.summary,
-            quality_score: umo.quality_score,
-            created_at: umo.created_at,
-            content_hash: umo.content_hash,
-            receipt,
-            format: parsed.format,
-            characters: umo.content.length
-          })
+          return yield* envelope(uploaded)
         })
       )
       .handle("query", search)
@@ -175,8 +106,8 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
           const { account } = yield* CurrentAccount
-          const limit = yield* boundedInt("limit", query.limit, 20, 1, 100)
-          const offset = yield* boundedInt("offset", query.offset, 0, 0, Number.MAX_SAFE_INTEGER)
+          const limit = query.limit ?? 20
+          const offset = query.offset ?? 0
           const page = yield* store
             .list(account.account_id, { limit, offset, source: query.source })
             .pipe(Effect.catch(storeFailure))

@@ -6,10 +6,12 @@ import {
   HttpIncomingMessage,
   HttpServerError,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  Multipart
 } from "effect/http"
 import { withoutKeys } from "../services/ApiKeys.js"
 import { elapsedMs, type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
+import { allowedMethods } from "./AllowedMethods.js"
 import { type Caller, type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
@@ -46,15 +48,54 @@ const isJson = (response: HttpServerResponse.HttpServerResponse) =>
 /**
  * Every error leaves as a flat JSON `{detail}`: a 500 says only "internal error" and the request
  * id (never a stack trace); errors the platform answers in plain text (415, 413, 404 of an
- * unknown path) keep their status and get their text as `detail`.
+ * unknown path) keep their status and get their text as `detail`, except a route that exists with
+ * other methods, which is a 405 with an `Allow` header.
  */
-const asProblem = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+const asProblem = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  request: HttpServerRequest.HttpServerRequest
+) => {
   if (response.status < 400) return response
   if (response.status === 500) return problem(500, `internal error (request ${requestId})`)
   if (isJson(response)) return response
+  if (response.status === 404) {
+    const allowed = allowedMethods(request.url.split("?")[0]!)
+    if (allowed.length > 0 && !allowed.includes(request.method))
+      return HttpServerResponse.setHeader(
+        problem(405, `${request.method} is not allowed here; this path answers ${allowed.join(", ")}`),
+        "allow",
+        allowed.join(", ")
+      )
+  }
   const text = response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body).trim() : ""
-  const fallback = response.status === 404 ? "no such route" : `request failed with status ${response.status}`
+  const fallback =
+    response.status === 404
+      ? "no such route"
+      : response.status === 400
+        ? "the request body could not be read as its content type says (a malformed multipart body)"
+        : `request failed with status ${response.status}`
   return problem(response.status, text.length > 0 && text.length < 300 ? text : fallback)
+}
+
+/**
+ * A multipart body the platform could not take apart: too large is a 413, too many parts breaks
+ * the upload's schema (one `file`, an optional `source`) and is a 422, anything else a 400.
+ */
+const multipartProblem = (error: Multipart.MultipartError) => {
+  switch (error.reason._tag) {
+    case "FileTooLarge":
+    case "FieldTooLarge":
+    case "BodyTooLarge":
+      return problem(413, "the upload is too large: the file may take 20 MB, the whole body 24 MB")
+    case "TooManyParts":
+      return problem(422, "invalid request body: an upload has one `file` part and an optional `source` part")
+    default:
+      return problem(
+        400,
+        "the request body could not be read as its content type says (a malformed multipart body)"
+      )
+  }
 }
 
 const rateHeaders = (decision: RateDecision): Record<string, string> => ({
@@ -83,7 +124,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const decision = yield* limiter.take(callerOf(request))
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
       const durationMs = elapsedMs(started)
-      const final = HttpServerResponse.setHeaders(asProblem(response, requestId), {
+      const final = HttpServerResponse.setHeaders(asProblem(response, requestId, request), {
         "x-request-id": requestId,
         // The time the server spent on the request and its stages (W3C Server Timing).
         "server-timing": serverTiming(durationMs, stages),
@@ -112,6 +153,9 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     }
     yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
     return yield* app.pipe(
+      Effect.catchDefect((defect) =>
+        Multipart.isMultipartError(defect) ? Effect.succeed(multipartProblem(defect)) : Effect.die(defect)
+      ),
       // A defect answers 500 "internal error (request …)": the log line with that id says why.
       Effect.tapCause((cause) =>
         cause.reasons.some(isUnexpected)

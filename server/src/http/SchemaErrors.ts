@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
 import { Unprocessable } from "../api/Errors.js"
-import { SchemaErrors } from "../api/SchemaErrors.js"
+import { describeIssue, SchemaErrors } from "../api/SchemaErrors.js"
 
 const where: Record<string, string> = {
   Body: "request body",
@@ -15,7 +15,7 @@ const where: Record<string, string> = {
 export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) =>
   Effect.fail(
     new Unprocessable({
-      detail: `invalid ${where[error.kind] ?? error.kind}: ${error.cause.message.replace(/\s+/g, " ").slice(0, 500)}`
+      detail: describeIssue(error.cause.issue, `invalid ${where[error.kind] ?? error.kind}: `)
     })
   )
 )

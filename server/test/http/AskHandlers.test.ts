@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
-import { clientFor, keys, TestServer } from "../support/TestServer.js"
+import { clientFor, keys, rawCall, TestServer } from "../support/TestServer.js"
 
 describe("ask", () => {
   it.layer(TestServer(), { timeout: "180 seconds" })((it) => {
@@ -9,6 +9,7 @@ describe("ask", () => {
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
         yield* alice.memories.batch({
+          headers: {},
           payload: {
             items: [
               { content: "Marie Curie was born in Warsaw and later worked in Paris." },
@@ -55,15 +56,22 @@ describe("ask", () => {
     it.effect("refuses unknown models, empty questions and context sizes past 20 with 422", () =>
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
-        for (const payload of [
-          { question: "why?", model: "acme:oracle" },
-          { question: "  " },
-          { question: "why?", context_size: 21 },
-          { question: "why?", context_size: 0 }
-        ]) {
-          expect(yield* Effect.flip(alice.ask.ask({ payload })), JSON.stringify(payload)).toMatchObject({
-            detail: expect.any(String)
-          })
+        for (const [payload, rule] of [
+          [
+            { question: "why?", model: "acme:oracle" },
+            'model: Expected "umo-extractive" | "openai:gpt-4o-mini"'
+          ],
+          [{ question: "  " }, "question: must contain a visible character"],
+          [{ question: "why?", context_size: 21 }, "context_size: Expected a value between 1 and 20"],
+          [{ question: "why?", context_size: 0 }, "context_size: Expected a value between 1 and 20"],
+          [
+            { question: "why?", model: "openai:gpt-4o-mini" },
+            "provider_key: is required for openai:gpt-4o-mini: a cloud model runs with your own provider key"
+          ]
+        ] as const) {
+          const refused = yield* rawCall(keys.alice, "POST", "/v1/ask", payload)
+          expect(refused.status, JSON.stringify(payload)).toBe(422)
+          expect(refused.body.detail, JSON.stringify(payload)).toContain(`invalid request body: ${rule}`)
         }
         expect((yield* alice.ask.ask({ payload: { question: "why?", context_size: 20 } })).status).toBe(
           "success"

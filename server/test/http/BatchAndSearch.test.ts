@@ -2,7 +2,7 @@ import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { describe, expect } from "vitest"
-import { clientFor, embedderCalls, keys, TestServer } from "../support/TestServer.js"
+import { clientFor, embedderCalls, keys, rawCall, TestServer } from "../support/TestServer.js"
 
 const notes = [
   "Melanie painted a lake at sunrise last summer with her kids.",
@@ -27,7 +27,7 @@ describe("batch and search", () => {
             { content: "A fine note with a bad time.", timestamp: "not a time" },
             42
           ]
-          const { data } = yield* alice.memories.batch({ payload: { items } })
+          const { data } = yield* alice.memories.batch({ headers: {}, payload: { items } })
           expect(embedderCalls.count - before).toBe(1)
           expect(data.results.map((r) => r.index)).toEqual(items.map((_, i) => i))
           expect(data.results.slice(0, 5).every((r) => r.success && r.umo_id !== null && r.receipt)).toBe(
@@ -51,11 +51,12 @@ describe("batch and search", () => {
         const alice = yield* clientFor(keys.alice)
         const many = Array.from({ length: 101 }, () => ({ content: "x" }))
         for (const items of [[], many]) {
-          expect(yield* Effect.flip(alice.memories.batch({ payload: { items } }))).toMatchObject({
-            detail: expect.stringContaining("1 to 100")
+          expect(yield* rawCall(keys.alice, "POST", "/v1/batch", { items })).toEqual({
+            status: 422,
+            body: { detail: "invalid request body: items: Expected a value with a length between 1 and 100" }
           })
         }
-        const hundred = yield* alice.memories.batch({ payload: { items: many.slice(0, 100) } })
+        const hundred = yield* alice.memories.batch({ headers: {}, payload: { items: many.slice(0, 100) } })
         expect(hundred.data.results).toHaveLength(100)
       })
     )
@@ -99,10 +100,16 @@ describe("batch and search", () => {
           "text",
           "vector"
         ])
-        for (const payload of [{ query: "x", limit: 51 }, { query: "x", limit: 0 }, { query: "  " }]) {
-          expect(yield* Effect.flip(alice.memories.search({ payload }))).toMatchObject({
-            detail: expect.any(String)
-          })
+        for (const [payload, rule] of [
+          [{ query: "x", limit: 51 }, "limit: Expected a value between 1 and 50"],
+          [{ query: "x", limit: 0 }, "limit: Expected a value between 1 and 50"],
+          [{ query: "  " }, "query: must contain a visible character"],
+          [{ query: "x".repeat(2_001) }, "query: must be at most 2,000 characters"],
+          [{ query: "x", limti: 3 }, "limti"]
+        ] as const) {
+          const refused = yield* rawCall(keys.alice, "POST", "/v1/memories/query", payload)
+          expect(refused.status).toBe(422)
+          expect(refused.body.detail).toContain(rule)
         }
       })
     )

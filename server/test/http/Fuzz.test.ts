@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
+import { storableText } from "@umo/core"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { keys, startListening } from "../support/TestServer.js"
@@ -372,7 +373,12 @@ const rawRequest = fc
           "Transfer-Encoding: gzip, chunked",
           "Host",
           ": empty name",
-          `X-Long: ${"a".repeat(20_000)}`
+          `X-Long: ${"a".repeat(20_000)}`,
+          // Headers a caller's text may reach: U+0000 (refused by the HTTP parser) and a lone
+          // surrogate (sent as U+FFFD's bytes).
+          "X-Request-Id: nul\u0000here",
+          "X-Request-Id: \uD800",
+          "Idempotency-Key: \u0000"
         ),
         fc.string({ maxLength: 60 }).map((s) => s.replace(/[\r\n]/g, ""))
       ),
@@ -419,4 +425,133 @@ describe("fuzzing every call", () => {
       { numRuns: 300 }
     )
   }, 300_000)
+})
+
+// ----- text PostgreSQL cannot store: U+0000 and unpaired surrogates, everywhere -----
+
+/** Text with U+0000 and lone surrogates mixed into ordinary characters. */
+const unstorable = fc
+  .array(fc.constantFrom("\u0000", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "a", "é", "🙂", " ", "Warsaw"), {
+    minLength: 1,
+    maxLength: 12
+  })
+  .map((units) => units.join(""))
+  .filter((text) => text !== storableText(text))
+
+const json = (value: unknown) => utf8(JSON.stringify(value))
+
+/** Percent-encoded as a browser would, lone surrogates as their WTF-8 bytes (not valid UTF-8). */
+const wtf8Encoded = (text: string) =>
+  [...text]
+    .map((ch) => {
+      const unit = ch.charCodeAt(0)
+      if (ch.length === 1 && unit >= 0xd800 && unit <= 0xdfff)
+        return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+          .map((b) => `%${b.toString(16).toUpperCase()}`)
+          .join("")
+      return encodeURIComponent(ch)
+    })
+    .join("")
+
+const formPart = (boundary: string, name: string, filename: string | null, data: Uint8Array) => [
+  utf8(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === null ? "" : `; filename="${filename}"`}\r\n` +
+      "Content-Type: text/plain\r\n\r\n"
+  ),
+  data,
+  utf8("\r\n")
+]
+
+/** Every way caller text enters: JSON fields, query parameters, path ids, multipart parts, file bodies. */
+const unstorableRequest = fc
+  .record({ text: unstorable, where: fc.nat(13), id: fc.uuid() })
+  .map(({ text, where, id }): Fuzzed => {
+    const auth = { authorization: `Bearer ${keys.alice}` }
+    const post = (path: string, body: unknown): Fuzzed => ({
+      method: "POST",
+      path,
+      headers: { ...auth, "content-type": "application/json" },
+      body: json(body)
+    })
+    const upload = (filename: string, source: string | null, file: Uint8Array): Fuzzed => {
+      const boundary = "----umo-unstorable"
+      const parts = [
+        ...formPart(boundary, "file", filename, file),
+        ...(source === null ? [] : formPart(boundary, "source", null, utf8(source))),
+        utf8(`--${boundary}--\r\n`)
+      ]
+      return {
+        method: "POST",
+        path: "/v1/upload",
+        headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat(parts)
+      }
+    }
+    switch (where) {
+      case 0:
+        return post("/v1/process", { content: `Note ${text}`, source: text })
+      case 1:
+        return post("/v1/memories", { content: text })
+      case 2:
+        return post("/v1/batch", { items: [{ content: `One ${text}`, source: text }, { content: text }] })
+      case 3:
+        return post("/v1/memories/query", { query: `where ${text}`, source: text })
+      case 4:
+        return post("/v1/ask", { question: `Who ${text}?` })
+      case 5:
+        return post("/v1/ask", { question: "Who?", model: "openai:gpt-4o", provider_key: text })
+      case 6:
+        return post("/v1/match", { source_ulid: text, candidate_ulid: id })
+      case 7:
+        return { method: "GET", path: `/v1/memories?source=${wtf8Encoded(text)}`, headers: auth }
+      case 8:
+        return { method: "GET", path: `/v1/memories/${id}/explain?query=${wtf8Encoded(text)}`, headers: auth }
+      case 9:
+        return { method: "GET", path: `/v1/memories/${wtf8Encoded(text)}`, headers: auth }
+      case 10:
+        return upload(`notes-${text}.txt`, null, utf8(`A file about ${text}`))
+      case 11:
+        return upload("notes.txt", text, utf8("A file with a strange source."))
+      case 12:
+        // The file's own text, NUL bytes included.
+        return upload("raw.txt", null, Buffer.from(`Raw ${text}`, "utf8"))
+      default:
+        // The file's text, with NUL bytes of its own, sent as application/octet-stream.
+        return upload("raw.md", text, Buffer.from(`# Heading ${text}`, "utf8"))
+    }
+  })
+
+describe("text that PostgreSQL cannot store", () => {
+  it("is made storable wherever it enters: never a 5xx, and what is stored is the storable text", async () => {
+    let captured = 0
+    await fc.assert(
+      fc.asyncProperty(unstorableRequest, async (fuzzed) => {
+        const answer = await send(fuzzed)
+        expectGoodAnswer(fuzzed, answer)
+        if (answer.status !== 200 || fuzzed.method !== "POST" || fuzzed.path !== "/v1/process") return
+        // What a capture stored holds no U+0000 and no lone surrogate, and its source is found by
+        // the same unstorable text.
+        const sentSource = (JSON.parse(new TextDecoder().decode(fuzzed.body)) as { source?: string }).source
+        const { umo_id } = (JSON.parse(answer.body) as { data: { umo_id: string } }).data
+        const memory = await send({ method: "GET", path: `/v1/memories/${umo_id}`, headers: fuzzed.headers })
+        const stored = JSON.parse(memory.body) as { source: string | null }
+        if (sentSource !== undefined) {
+          expect(stored.source).toBe(storableText(sentSource))
+          const listed = await send({
+            method: "GET",
+            path: `/v1/memories?limit=100&source=${encodeURIComponent(storableText(sentSource))}`,
+            headers: fuzzed.headers
+          })
+          expect(listed.body).toContain(umo_id)
+        }
+        expect(memory.body.includes("\\u0000")).toBe(false)
+        expect(JSON.parse(memory.body) as unknown).toBeDefined()
+        captured += 1
+      }),
+      { numRuns: 500 }
+    )
+    console.log(
+      `unstorable text: 500 requests with U+0000 and lone surrogates in every input; ${captured} captures read back`
+    )
+  }, 600_000)
 })

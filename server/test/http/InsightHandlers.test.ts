@@ -1,14 +1,15 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
-import { clientFor, keys, TestServer } from "../support/TestServer.js"
+import { clientFor, keys, rawCall, TestServer } from "../support/TestServer.js"
 
 describe("match and explain", () => {
   it.layer(TestServer(), { timeout: "180 seconds" })((it) => {
     const capture = (content: string) =>
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
-        return (yield* alice.memories.process({ payload: { content, source: "notes" } })).data.umo_id
+        return (yield* alice.memories.process({ headers: {}, payload: { content, source: "notes" } })).data
+          .umo_id
       })
 
     it.effect(
@@ -54,8 +55,10 @@ describe("match and explain", () => {
         const alice = yield* clientFor(keys.alice)
         const bob = yield* clientFor(keys.bob)
         const a = yield* capture("Jane Austen wrote Pride and Prejudice in 1813.")
-        const mine = (yield* bob.memories.process({ payload: { content: "Bob's own note about tea." } })).data
-          .umo_id
+        const mine = (yield* bob.memories.process({
+          headers: {},
+          payload: { content: "Bob's own note about tea." }
+        })).data.umo_id
         expect(
           yield* Effect.flip(bob.insight.match({ payload: { source_ulid: mine, candidate_ulid: a } }))
         ).toMatchObject({
@@ -67,10 +70,15 @@ describe("match and explain", () => {
           detail: expect.stringContaining("no memory")
         })
         expect(
-          yield* Effect.flip(
-            alice.insight.match({ payload: { source_ulid: a, candidate_ulid: a, threshold: 1.5 } })
-          )
-        ).toMatchObject({ detail: expect.stringContaining("threshold") })
+          yield* rawCall(keys.alice, "POST", "/v1/match", {
+            source_ulid: a,
+            candidate_ulid: a,
+            threshold: 1.5
+          })
+        ).toEqual({
+          status: 422,
+          body: { detail: "invalid request body: threshold: Expected a value between 0 and 1" }
+        })
       })
     )
 

@@ -3,7 +3,7 @@ import { AccountStore, isUmoId, sha256Hex, verifyReceipt } from "@umo/core"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { describe, expect } from "vitest"
-import { clientFor, keys, TestServer } from "../support/TestServer.js"
+import { clientFor, keys, rawCall, TestServer } from "../support/TestServer.js"
 
 const marie = { content: "Marie Curie was born in Warsaw and worked in Paris.", source: "notes" }
 
@@ -12,7 +12,7 @@ describe("memories", () => {
     it.effect("POST /v1/process captures and answers in the envelope, with a receipt", () =>
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
-        const response = yield* alice.memories.process({ payload: marie })
+        const response = yield* alice.memories.process({ headers: {}, payload: marie })
         expect(response).toMatchObject({
           status: "success",
           request_id: expect.any(String),
@@ -22,7 +22,10 @@ describe("memories", () => {
         expect(response.data.umo_id[14]).toBe("7")
         expect(response.data.quality_score).toBeGreaterThan(0.5)
         expect(response.data.receipt.split(".")).toHaveLength(3)
-        const alias = yield* alice.memories.create({ payload: { content: "The alias stores memories too." } })
+        const alias = yield* alice.memories.create({
+          headers: {},
+          payload: { content: "The alias stores memories too." }
+        })
         expect(isUmoId(alias.data.umo_id)).toBe(true)
       })
     )
@@ -32,10 +35,19 @@ describe("memories", () => {
         const alice = yield* clientFor(keys.alice)
         const word = "memory "
         const exact = word.repeat(Math.ceil(50_000 / word.length)).slice(0, 50_000)
-        const ok = yield* alice.memories.process({ payload: { content: exact } })
+        const ok = yield* alice.memories.process({ headers: {}, payload: { content: exact } })
         expect(isUmoId(ok.data.umo_id)).toBe(true)
-        const tooLong = yield* Effect.flip(alice.memories.process({ payload: { content: `${exact}x` } }))
-        expect(tooLong).toMatchObject({ detail: expect.stringContaining("50000") })
+        const tooLong = yield* rawCall(keys.alice, "POST", "/v1/process", { content: `${exact}x` })
+        expect(tooLong).toEqual({
+          status: 422,
+          body: { detail: "invalid request body: content: must be at most 50,000 characters" }
+        })
+        // Characters are code points: 50,000 emoji are 50,000 characters.
+        const emoji = yield* alice.memories.process({
+          headers: {},
+          payload: { content: "🙂".repeat(50_000) }
+        })
+        expect(isUmoId(emoji.data.umo_id)).toBe(true)
       })
     )
 
@@ -83,6 +95,7 @@ describe("memories", () => {
         const bob = yield* clientFor(keys.bob)
         for (let i = 0; i < 3; i++)
           yield* bob.memories.process({
+            headers: {},
             payload: { content: `Bob's note number ${i}.`, source: i === 1 ? "chat" : "notes" }
           })
         const all = yield* bob.memories.list({ query: {} })
@@ -98,9 +111,16 @@ describe("memories", () => {
         const chat = yield* bob.memories.list({ query: { source: "chat" } })
         expect(chat.data.items.map((m) => m.source)).toEqual(["chat"])
         expect((yield* bob.memories.list({ query: { limit: 100 } })).data.items).toHaveLength(3)
-        for (const query of [{ limit: 101 }, { limit: 0 }, { offset: -1 }, { limit: 1.5 }]) {
-          const error = yield* Effect.flip(bob.memories.list({ query }))
-          expect(error, JSON.stringify(query)).toMatchObject({ detail: expect.any(String) })
+        for (const [query, rule] of [
+          ["limit=101", "limit: Expected a value between 1 and 100"],
+          ["limit=0", "limit: Expected a value between 1 and 100"],
+          ["limit=", "limit"],
+          ["offset=-1", "offset: Expected a value between 0 and"],
+          ["limit=1.5", "limit: Expected an integer"]
+        ] as const) {
+          const error = yield* rawCall(keys.bob, "GET", `/v1/memories?${query}`)
+          expect(error.status, query).toBe(422)
+          expect(error.body.detail, query).toContain(`invalid query string: ${rule}`)
         }
       })
     )
@@ -108,7 +128,7 @@ describe("memories", () => {
     it.effect("GET, proof and DELETE one memory; then it is gone", () =>
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
-        const { data } = yield* alice.memories.process({ payload: marie })
+        const { data } = yield* alice.memories.process({ headers: {}, payload: marie })
         const memory = yield* alice.memories.get({ params: { id: data.umo_id } })
         expect(memory).toMatchObject({
           umo_id: data.umo_id,
@@ -146,7 +166,7 @@ describe("memories", () => {
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
         const bob = yield* clientFor(keys.bob)
-        const { data } = yield* alice.memories.process({ payload: marie })
+        const { data } = yield* alice.memories.process({ headers: {}, payload: marie })
         for (const id of [data.umo_id, "019a0000-0000-7000-8000-000000000000", "not-an-id", "%20"]) {
           expect(yield* Effect.flip(bob.memories.get({ params: { id } })), id).toMatchObject({
             detail: expect.any(String)
@@ -220,6 +240,95 @@ describe("memories", () => {
         expect(statuses).toEqual([200, 200, 200, 429, 429])
         expect(last!.headers).toMatchObject({ "ratelimit-limit": "3", "ratelimit-remaining": "0" })
         expect(Number(last!.headers["retry-after"])).toBeGreaterThan(0)
+      })
+    )
+  })
+})
+
+describe("Idempotency-Key", () => {
+  it.layer(TestServer(), { timeout: "180 seconds" })((it) => {
+    const count = (key: string) =>
+      Effect.map(
+        rawCall(key, "GET", "/v1/memories?limit=1"),
+        (r) => (r.body as { data: { total_count: number } }).data.total_count
+      )
+
+    it.effect(
+      "answers a repeated capture as the first time and stores it once; another body with the key is a 422",
+      () =>
+        Effect.gen(function* () {
+          const before = yield* count(keys.alice)
+          const send = (body: unknown, key = "capture-key-1") =>
+            rawCall(keys.alice, "POST", "/v1/process", body, { "idempotency-key": key })
+          const first = yield* send(marie)
+          expect(first.status).toBe(200)
+          const again = yield* send(marie)
+          expect((again.body as { data: unknown }).data).toEqual((first.body as { data: unknown }).data)
+          // A structured-field string names the same key.
+          expect((yield* send(marie, '"capture-key-1"')).body).toMatchObject({
+            data: (first.body as { data: unknown }).data
+          })
+          expect(yield* count(keys.alice)).toBe(before + 1)
+          expect(yield* send({ ...marie, source: "other" })).toEqual({
+            status: 422,
+            body: {
+              detail: "this Idempotency-Key was used with another request: use a new key for a new request"
+            }
+          })
+          // Keys are the account's own: Bob's same key is a new capture.
+          expect(
+            (yield* rawCall(keys.bob, "POST", "/v1/process", marie, { "idempotency-key": "capture-key-1" }))
+              .status
+          ).toBe(200)
+          expect((yield* send(marie, "bad key")).status).toBe(422)
+        })
+    )
+
+    it.effect("stores one memory when the same request and key race", () =>
+      Effect.gen(function* () {
+        const before = yield* count(keys.alice)
+        const answers = yield* Effect.forEach(
+          Array.from({ length: 8 }, () => 0),
+          () =>
+            rawCall(
+              keys.alice,
+              "POST",
+              "/v1/process",
+              { content: "Raced capture of the harbour." },
+              { "idempotency-key": "race-1" }
+            ),
+          { concurrency: "unbounded" }
+        )
+        expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 8 }, () => 200))
+        expect(new Set(answers.map((a) => (a.body as { data: { umo_id: string } }).data.umo_id)).size).toBe(1)
+        expect(yield* count(keys.alice)).toBe(before + 1)
+      })
+    )
+
+    it.effect("replays a batch whole", () =>
+      Effect.gen(function* () {
+        const before = yield* count(keys.alice)
+        const items = [
+          { content: "Batch one about kites." },
+          { content: "" },
+          { content: "Batch two about boats." }
+        ]
+        const first = yield* rawCall(
+          keys.alice,
+          "POST",
+          "/v1/batch",
+          { items },
+          { "idempotency-key": "batch-1" }
+        )
+        const again = yield* rawCall(
+          keys.alice,
+          "POST",
+          "/v1/batch",
+          { items },
+          { "idempotency-key": "batch-1" }
+        )
+        expect(again.body).toMatchObject({ data: (first.body as { data: unknown }).data })
+        expect(yield* count(keys.alice)).toBe(before + 2)
       })
     )
   })

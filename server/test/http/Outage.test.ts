@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from "node:net"
 import { it } from "@effect/vitest"
+import { UMOClient } from "@umo/client"
 import { AccountStore, Ledger, MemoryStore } from "@umo/core"
 import { Database } from "@umo/plugins"
 import { Effect, Fiber } from "effect"
@@ -7,7 +8,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { scratchDatabase } from "../../../plugins/test/storage/ScratchDatabase.js"
 import { type PrivatePostgres, postgresBin, privatePostgres } from "../support/PrivatePostgres.js"
-import { keys, TestServer } from "../support/TestServer.js"
+import { keys, startListening, TestServer } from "../support/TestServer.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
 const url = process.env["UMO_TEST_DATABASE_URL"]
@@ -155,6 +156,70 @@ describe.runIf(url)("a PostgreSQL outage", () => {
           after = yield* capture("After the outage.")
         }
         expect(after.status).toBe(200)
+      })
+    )
+
+    it.effect("leaves exactly one memory per input after batches retried by clients through cuts", () =>
+      Effect.gen(function* () {
+        const served = yield* Effect.promise(() =>
+          startListening({ database: Database.postgres(`postgres://postgres@127.0.0.1:${port}/${database}`) })
+        )
+        const umo = new UMOClient({
+          baseUrl: served.baseUrl,
+          apiKey: keys.alice,
+          maxRetries: 30,
+          maxRetryDelayMs: 500
+        })
+        const inputs = (client: number, batch: number) =>
+          Array.from(
+            { length: 10 },
+            (_, i) => `Client ${client}, batch ${batch}, item ${i}: lanterns over the river.`
+          )
+        let refused = 0
+        let done = false
+        const clients = Effect.promise(() =>
+          Promise.all(
+            [0, 1, 2, 3].map(async (c) => {
+              for (let b = 0; b < 8; b++) {
+                const results = await umo.batch(inputs(c, b))
+                if (results.some((r) => !r.success)) refused += 1
+              }
+            })
+          ).finally(() => (done = true))
+        )
+        // Short cuts while the batches run: some land mid-transaction, some as a COMMIT is answered.
+        let cuts = 0
+        const cutter = Effect.gen(function* () {
+          // Twelve cuts at most, so every batch also gets a quiet moment to land.
+          while (!done && cuts < 12) {
+            yield* realSleep(400 + Math.random() * 600)
+            if (done) break
+            yield* Effect.promise(link.cut)
+            cuts += 1
+            yield* realSleep(100 + Math.random() * 300)
+            yield* Effect.promise(link.open)
+          }
+        })
+        yield* Effect.all([clients, cutter], { concurrency: 2 })
+        yield* Effect.promise(served.stop)
+        expect(refused).toBe(0)
+        expect(cuts).toBeGreaterThan(2)
+        const { account_id } = yield* (yield* AccountStore).ensureAccount("alice")
+        const store = yield* MemoryStore
+        const contents: Array<string> = []
+        for (let offset = 0; ; offset += 100) {
+          const page = yield* store.list(account_id, { limit: 100, offset })
+          contents.push(...page.items.map((m) => m.content))
+          if (page.items.length < 100) break
+        }
+        const expected = [0, 1, 2, 3].flatMap((c) => Array.from({ length: 8 }, (_, b) => inputs(c, b)).flat())
+        const batchContents = contents.filter((text) => text.includes("lanterns over the river"))
+        expect(batchContents.length).toBe(expected.length)
+        expect(new Set(batchContents)).toEqual(new Set(expected))
+        expect((yield* (yield* Ledger).audit(account_id)).valid).toBe(true)
+        console.log(
+          `outage with retrying clients: ${expected.length} items in 32 batches of 10 through ${cuts} cuts; each stored exactly once`
+        )
       })
     )
 

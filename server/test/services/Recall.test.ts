@@ -24,14 +24,19 @@ describe("search ranking", () => {
         const alice = yield* clientFor(keys.alice)
         const bob = yield* clientFor(keys.bob)
         yield* alice.memories.batch({
+          headers: {},
           payload: { items: notes.map((content) => ({ content, source: "notes" })) }
         })
         yield* alice.memories.batch({
+          headers: {},
           payload: {
             items: chat.map((content) => ({ content, source: "chat/7", timestamp: "2026-05-01T10:00:00Z" }))
           }
         })
-        yield* bob.memories.process({ payload: { content: "Order ZQX-7731 is Bob's, not Alice's." } })
+        yield* bob.memories.process({
+          headers: {},
+          payload: { content: "Order ZQX-7731 is Bob's, not Alice's." }
+        })
 
         // A rare identifier: BM25 finds it whatever the embedding makes of it.
         const order = yield* alice.memories.query({ payload: { query: "ZQX-7731", limit: 3 } })

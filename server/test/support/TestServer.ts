@@ -81,6 +81,27 @@ export const TestListeningServer = (options: TestServerOptions = {}) =>
     options
   )
 
+/**
+ * Sends a request as it is, with `key` as its bearer key: for requests the typed client would refuse
+ * to encode because they break the schema. Answers the status and the JSON body.
+ */
+export const rawCall = (
+  key: string | undefined,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: unknown,
+  headers: Readonly<Record<string, string>> = {}
+) =>
+  Effect.gen(function* () {
+    const http = yield* HttpClient.HttpClient
+    let request = HttpClientRequest.setHeaders(HttpClientRequest.make(method)(path), headers)
+    if (key !== undefined) request = HttpClientRequest.bearerToken(request, key)
+    if (body !== undefined)
+      request = HttpClientRequest.bodyText(request, JSON.stringify(body), "application/json")
+    const response = yield* http.execute(request)
+    return { status: response.status, body: (yield* response.json) as { readonly detail?: string } }
+  })
+
 /** The typed client of the same HttpApi, calling with `key` (or no key). */
 export const clientFor = (key?: string) =>
   HttpApiClient.make(UmoApi, {

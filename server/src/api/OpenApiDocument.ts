@@ -1,0 +1,119 @@
+/**
+ * What `/openapi.json` says beyond what Effect derives from the endpoints: query parameters typed
+ * as what they decode to (an integer from 1 to 100, not "a string of digits"); the answers the
+ * HTTP server gives before the API sees a request (413, 431, 408); and OpenAPI `links` from the
+ * calls that hand out memory ids to the calls that take one, so a client — or a stateful tester —
+ * can follow real ids.
+ * @module
+ */
+import { Schema } from "effect"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
+
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is JSON of many shapes, edited in place
+type Json = Record<string, any>
+
+/** A JSON Schema without the `null` branch an optional field gets: a query parameter is absent, not null. */
+const withoutNull = (schema: Json): Json => {
+  if (!Array.isArray(schema["anyOf"])) return schema
+  const { anyOf, ...rest } = schema
+  const branches = (anyOf as Array<Json>).filter((branch) => branch["type"] !== "null")
+  return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches }
+}
+
+/** For each operation, the JSON Schema of each query parameter as decoded. */
+const decodedQueries = <Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<string, Groups>) => {
+  const queries = new Map<string, Json>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ group, endpoint }) => {
+      if (endpoint.query === undefined) return
+      const document = Schema.toJsonSchemaDocument(Schema.toType(endpoint.query))
+      queries.set(`${group.identifier}.${endpoint.identifier}`, (document.schema as Json)["properties"] ?? {})
+    }
+  })
+  return queries
+}
+
+/** Where the calls that hand out memory ids put one, and the calls that take one by `{id}`. */
+const idSources: Record<string, string> = {
+  "memories.process": "$response.body#/data/umo_id",
+  "memories.create": "$response.body#/data/umo_id",
+  "memories.upload": "$response.body#/data/umo_id",
+  "memories.list": "$response.body#/data/items/0/umo_id",
+  "memories.query": "$response.body#/data/results/0/umo_id",
+  "memories.search": "$response.body#/data/results/0/umo_id"
+}
+const idTakers: Record<string, string> = {
+  GetMemory: "memories.get",
+  ProveMemory: "memories.proof",
+  ExplainMemory: "insight.explain",
+  ForgetMemory: "memories.forget"
+}
+
+const errorBody = {
+  content: {
+    "application/json": {
+      schema: { type: "object", properties: { detail: { type: "string" } }, required: ["detail"] }
+    }
+  }
+}
+
+/** What the HTTP server itself answers, before a request reaches the API (see `NodeHttp`). */
+const platformErrors = {
+  "431": { description: "the request line and headers are over 16 KB", ...errorBody },
+  "408": { description: "the request did not arrive in time", ...errorBody }
+}
+const bodyErrors = {
+  "400": {
+    description: "the request body could not be read as its content type says (a malformed multipart body)",
+    ...errorBody
+  },
+  "413": { description: "the request body is over 24 MB", ...errorBody }
+}
+
+const operations = (spec: Json) =>
+  Object.values(spec["paths"] as Record<string, Record<string, Json>>).flatMap((item) => Object.values(item))
+
+/** The document transform, for the API's `OpenApi.Transform` annotation (run on every generation). */
+export const completeDocument =
+  <Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<string, Groups>) =>
+  (spec: Json): Json => {
+    const queries = decodedQueries(api)
+    for (const operation of operations(spec)) {
+      const decoded = queries.get(operation["operationId"])
+      for (const parameter of (operation["parameters"] ?? []) as Array<Json>) {
+        if (parameter["in"] === "query" && decoded?.[parameter["name"]])
+          parameter["schema"] = withoutNull(decoded[parameter["name"]])
+      }
+      operation["responses"] = {
+        ...operation["responses"],
+        ...platformErrors,
+        ...(operation["requestBody"] ? bodyErrors : {})
+      }
+      // Multipart fields are text: an optional one is absent, never null.
+      const form = operation["requestBody"]?.["content"]?.["multipart/form-data"]?.["schema"]?.["properties"]
+      for (const name of Object.keys(form ?? {})) form[name] = withoutNull(form[name])
+      const from = idSources[operation["operationId"]]
+      const ok = operation["responses"]?.["200"]
+      if (from !== undefined && ok !== undefined) {
+        ok["links"] = {
+          ...Object.fromEntries(
+            Object.entries(idTakers).map(([name, operationId]) => [
+              name,
+              {
+                operationId,
+                parameters: { id: from },
+                description: `the memory this call returned, by ${operationId}`
+              }
+            ])
+          ),
+          CompareMemory: {
+            operationId: "insight.match",
+            requestBody: { source_ulid: from, candidate_ulid: from, explain: true },
+            description: "the memory this call returned, compared with itself"
+          }
+        }
+      }
+    }
+    return spec
+  }

@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ProviderStub, startProviderStub } from "./support/ProviderStub.js"
+import { type LiveServer, startServer } from "./support/ServerProcess.js"
+
+const root = join(import.meta.dirname, "..", "..")
+// scripts/fetch-models.sh keeps Schemathesis (pinned) in the private virtualenv beside the models'.
+const venv = process.env["UMO_MODELS_VENV"] ?? join(root, ".cache", "models-venv")
+const st = join(venv, "bin", "st")
+const key = "umo_contract-test-key-000000000000000000000"
+
+/**
+ * The API document tells the truth: Schemathesis reads `/openapi.json` of a live `npm start`
+ * server and runs every check it has — server errors, status codes, headers and bodies against
+ * the document, schema-valid requests accepted and schema-violating ones refused, undeclared
+ * methods answered 405, authentication not ignored — through the examples, coverage, fuzzing and
+ * stateful phases (the stateful one follows the document's links from captures to reads, proofs,
+ * explanations and deletions). Cloud models answer through a stub that speaks the providers' wire
+ * formats. Any failure fails the test, with Schemathesis's report in the output.
+ */
+describe("the OpenAPI document against the server (Schemathesis, every check)", () => {
+  let server: LiveServer
+  let stub: ProviderStub
+
+  beforeAll(async () => {
+    stub = await startProviderStub(() => true)
+    server = await startServer(
+      root,
+      { [key]: "contract" },
+      {
+        UMO_EMBEDDER: "use-lite",
+        OPENAI_BASE_URL: stub.url,
+        ANTHROPIC_BASE_URL: stub.url,
+        UMO_RATE_LIMIT_PER_MINUTE: "1000000"
+      }
+    )
+  }, 240_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    await stub?.close()
+  }, 60_000)
+
+  it("finds no failure", async () => {
+    expect(existsSync(st), `${st} is missing: run \`npm run fetch-models\``).toBe(true)
+    const seed = String(Math.floor(Math.random() * 2 ** 31))
+    const args = [
+      "--config-file",
+      join(root, "server", "test", "contract", "schemathesis.toml"),
+      "run",
+      `${server.baseUrl}/openapi.json`,
+      "--checks",
+      "all",
+      "--phases",
+      "examples,coverage,fuzzing,stateful",
+      "--max-examples",
+      "40",
+      "--workers",
+      "2",
+      "--seed",
+      seed,
+      "--header",
+      `Authorization: Bearer ${key}`,
+      "--no-color"
+    ]
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      let output = ""
+      const child = spawn(st, args, { cwd: root, env: { ...process.env, NO_COLOR: "1" } })
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      child.on("close", (code) => resolve({ code, output }))
+    })
+    const summary = output.match(/(\d+) generated(?:, (\d+) found)?[^\n]*/)?.[0] ?? "no summary"
+    const phases = [...output.matchAll(/^\s*(?:✅|❌|⏭)\s+(Examples|Coverage|Fuzzing|Stateful)[^\n]*/gm)].map(
+      (m) => m[0].trim()
+    )
+    console.log(`schemathesis (seed ${seed}): ${summary}; ${phases.join("; ")}`)
+    expect(code, output.slice(-20_000)).toBe(0)
+  }, 900_000)
+})
