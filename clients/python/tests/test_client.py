@@ -128,6 +128,51 @@ class NineVerbsTest(unittest.TestCase):
         self.assertEqual(sorted(seen), sorted(r.umo_id for r in results))
 
 
+class IdempotencyTest(unittest.TestCase):
+    def test_a_capture_repeated_with_its_key_is_answered_again_and_stored_once(self) -> None:
+        alice = client("alice")
+        text = "The boiler was serviced on 3 March by Dana from Northside Heating."
+        key = "py-client-test/boiler-1"
+        before = alice.list(source="idempotent").total_count
+        first = alice.capture(text, source="idempotent", idempotency_key=key)
+        again = alice.capture(text, source="idempotent", idempotency_key=key)
+        self.assertEqual((again.umo_id, again.receipt, again.content_hash), (first.umo_id, first.receipt, first.content_hash))
+        self.assertEqual(alice.list(source="idempotent").total_count, before + 1)
+
+        with self.assertRaises(ValidationError) as reused:
+            alice.capture("Another note altogether.", source="idempotent", idempotency_key=key)
+        self.assertEqual(reused.exception.status, 422)
+        self.assertIn("Idempotency-Key", reused.exception.detail or "")
+        self.assertEqual(alice.list(source="idempotent").total_count, before + 1)
+
+        # Keys are per account: Bob's same key is a key of his own.
+        bobs = client("bob").capture("Another note altogether.", source="idempotent", idempotency_key=key)
+        self.assertNotEqual(bobs.umo_id, first.umo_id)
+        # Without a key of one's own, each call is a capture of its own.
+        self.assertNotEqual(alice.capture(text, source="idempotent").umo_id, first.umo_id)
+        self.assertEqual(alice.list(source="idempotent").total_count, before + 2)
+
+    def test_batch_and_upload_repeated_with_their_keys_store_nothing_more(self) -> None:
+        alice = client("alice")
+        before = alice.list(source="idempotent-batch").total_count
+        items = [{"content": f"Shelf {i} holds the winter coats.", "source": "idempotent-batch"} for i in range(3)]
+        first = alice.batch(items, idempotency_key="py-client-test/batch-1")
+        again = alice.batch(items, idempotency_key="py-client-test/batch-1")
+        self.assertEqual([r.umo_id for r in again], [r.umo_id for r in first])
+        self.assertTrue(all(r.success for r in first))
+        self.assertEqual(alice.list(source="idempotent-batch").total_count, before + 3)
+        with self.assertRaises(ValidationError):
+            alice.batch(items[:2], idempotency_key="py-client-test/batch-1")
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "coats.md"
+            path.write_text("# Coats\n\nThe winter coats went to the cellar in April.\n", encoding="utf-8")
+            uploaded = alice.upload(path, source="idempotent-batch", idempotency_key="py-client-test/upload-1")
+            repeated = alice.upload(path, source="idempotent-batch", idempotency_key="py-client-test/upload-1")
+        self.assertEqual((repeated.umo_id, repeated.format), (uploaded.umo_id, "markdown"))
+        self.assertEqual(alice.list(source="idempotent-batch").total_count, before + 4)
+
+
 class OtherCallsTest(unittest.TestCase):
     def test_answer_compare_account_models_health_and_signing_keys(self) -> None:
         alice = client("alice")

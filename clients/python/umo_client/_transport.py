@@ -1,9 +1,11 @@
-"""One HTTP call with urllib: the key, JSON or multipart bodies, retries on 429 and 503, errors."""
+"""One HTTP call with urllib: the key, JSON or multipart bodies, idempotency keys, retries, errors."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
+import re
 import socket
 import time
 import urllib.error
@@ -18,6 +20,23 @@ Raw = Mapping[str, Any]
 
 # 429 and 503 mean "not now": the request did nothing and may be sent again.
 _RETRYABLE = (429, 503)
+
+# Methods that change nothing, so a call whose connection failed may simply be sent again.
+_SAFE_METHODS = ("GET", "HEAD")
+
+# The failures of the connection itself (refused, reset, closed before the answer, timed out, an
+# answer cut short): the request may or may not have reached the service.
+_CONNECTION_FAILURES = (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, http.client.HTTPException)
+
+# What the service accepts in an ``Idempotency-Key`` header: 1 to 255 visible ASCII characters.
+_IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,255}")
+
+
+def check_idempotency_key(key: str) -> str:
+    """The key, if the service would accept it; else :class:`ValueError` (before any request)."""
+    if not isinstance(key, str) or _IDEMPOTENCY_KEY.fullmatch(key) is None:
+        raise ValueError("idempotency_key must be 1 to 255 visible ASCII characters (e.g. a UUID)")
+    return key
 
 
 @dataclass(frozen=True)
@@ -38,9 +57,16 @@ class Transport:
         body: bytes | None = None,
         content_type: str | None = None,
         authenticated: bool = True,
+        idempotency_key: str | None = None,
     ) -> Raw:
-        """Sends one call, retrying 429 and 503 up to ``max_retries`` times; returns the payload
-        (``data`` of the spec's envelope, or the flat body) or raises a :class:`UMOError`."""
+        """Sends one call and returns the payload (``data`` of the spec's envelope, or the flat
+        body) or raises a :class:`UMOError`.
+
+        A 429 or 503 is retried, up to ``max_retries`` times in all, after ``Retry-After`` or a
+        jittered exponential backoff. A call that is safe to repeat — a GET, or one carrying an
+        ``idempotency_key`` (sent as the ``Idempotency-Key`` header on every attempt) — is also
+        retried, within the same budget, when the connection fails or times out; any other call
+        then raises at once, since the service may have acted on it."""
         params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (query or {}).items() if v is not None}
         url = self.base_url + path + (f"?{urllib.parse.urlencode(params)}" if params else "")
         headers = {"Accept": "application/json", "User-Agent": "umo-client-python/0.1.0"}
@@ -53,6 +79,9 @@ class Transport:
             content_type = "application/json"
         if content_type is not None:
             headers["Content-Type"] = content_type
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = check_idempotency_key(idempotency_key)
+        repeatable = method.upper() in _SAFE_METHODS or idempotency_key is not None
 
         attempt = 0
         while True:
@@ -64,17 +93,33 @@ class Transport:
                 status = failure.code
                 request_id = failure.headers.get("x-request-id")
                 retry_after = parse_retry_after(failure.headers.get("retry-after"))
-                detail = _detail(_parse(failure.read()))
-            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as cause:
-                reason = getattr(cause, "reason", cause)
-                if isinstance(reason, (socket.timeout, TimeoutError)):
-                    raise APIError(f"{method} {path} timed out after {self.timeout} s") from cause
-                raise APIError(f"could not reach {self.base_url}: {reason}") from cause
+                try:
+                    detail = _detail(_parse(failure.read()))
+                except _CONNECTION_FAILURES:
+                    detail = None  # the status came, its explanation was cut short
+            except _CONNECTION_FAILURES as cause:
+                if not repeatable or attempt >= self.max_retries:
+                    raise _unreachable(cause, method, path, self.base_url, self.timeout) from cause
+                time.sleep(_backoff(attempt, self.max_retry_delay))
+                attempt += 1
+                continue
             wait = retry_after if retry_after is not None else _backoff(attempt, self.max_retry_delay)
             if status not in _RETRYABLE or attempt >= self.max_retries or wait > self.max_retry_delay:
                 raise error_for(status, detail, request_id, retry_after)
             time.sleep(wait)
             attempt += 1
+
+
+def _unreachable(cause: BaseException, method: str, path: str, base_url: str, timeout: float) -> APIError:
+    """The error for a call that got no (whole) answer: an :class:`APIError` with status None."""
+    reason = getattr(cause, "reason", cause)
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return APIError(f"{method} {path} timed out after {timeout} s")
+    if isinstance(reason, http.client.RemoteDisconnected):
+        return APIError(f"{method} {path}: {base_url} closed the connection without answering")
+    if isinstance(reason, http.client.HTTPException):
+        return APIError(f"{method} {path}: the answer from {base_url} was cut short or malformed: {reason!r}")
+    return APIError(f"could not reach {base_url}: {reason}")
 
 
 def _backoff(attempt: int, cap: float) -> float:

@@ -6,11 +6,12 @@ import builtins
 import mimetypes
 import os
 import urllib.parse
+import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
-from ._transport import Transport, multipart
+from ._transport import Transport, check_idempotency_key, multipart
 from .models import (
     BatchItem,
     Captured,
@@ -50,6 +51,11 @@ def _memory_path(umo_id: str, suffix: str = "") -> str:
     return f"/v1/memories/{urllib.parse.quote(umo_id, safe='')}{suffix}"
 
 
+def _key(idempotency_key: Optional[str]) -> str:
+    """The caller's idempotency key (checked), or a new one for this call."""
+    return str(uuid.uuid4()) if idempotency_key is None else check_idempotency_key(idempotency_key)
+
+
 def _some(**fields: Any) -> dict[str, Any]:
     """The fields that were given (not None)."""
     return {k: v for k, v in fields.items() if v is not None}
@@ -63,7 +69,17 @@ class UMOClient:
 
     ``api_key`` defaults to ``UMO_API_KEY``, ``base_url`` to ``UMO_BASE_URL`` then
     ``http://127.0.0.1:8787``. ``timeout`` (seconds) applies to each attempt; a 429 or 503 is
-    retried ``max_retries`` times, waiting as ``Retry-After`` says (at most ``max_retry_delay``).
+    retried ``max_retries`` times, waiting as ``Retry-After`` says (at most ``max_retry_delay``)
+    or else a jittered exponential backoff.
+
+    Captures (``capture``, ``batch``, ``upload``) are idempotent across retries: each call sends an
+    ``Idempotency-Key`` header (a new UUID, or the ``idempotency_key`` you pass) on its first
+    attempt and on every retry, so the service stores it once however many attempts reach it. Such
+    calls, and GETs, are also retried when the connection fails or times out; other calls (e.g.
+    ``answer``, ``forget``) then raise :class:`APIError` (``status`` None) at once. Pass your own
+    ``idempotency_key`` (kept by the service for 24 hours, per account) to make a retry of your own
+    — after a crash, say — safe too: the same key and request get the first answer again; the same
+    key with another request is refused (:class:`ValidationError`, 422).
     """
 
     def __init__(
@@ -81,10 +97,21 @@ class UMOClient:
         self._transport = Transport(self.base_url, self.api_key, timeout, max_retries, max_retry_delay)
 
     def capture(
-        self, content: str, *, source: Optional[str] = None, timestamp: Optional[Timestamp] = None
+        self,
+        content: str,
+        *,
+        source: Optional[str] = None,
+        timestamp: Optional[Timestamp] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Captured:
-        """Captures one text as a memory (``POST /v1/process``)."""
-        return Captured.from_raw(self._transport.send("POST", "/v1/process", json_body=_capture_body(content, source, timestamp)))
+        """Captures one text as a memory (``POST /v1/process``). Idempotent across retries: the
+        call sends ``idempotency_key`` (1 to 255 visible ASCII characters; a new UUID when not
+        given) as its ``Idempotency-Key``; a repeat with the same key and arguments within 24 hours
+        returns the first capture (same ``umo_id`` and receipt) and stores nothing."""
+        body = _capture_body(content, source, timestamp)
+        return Captured.from_raw(
+            self._transport.send("POST", "/v1/process", json_body=body, idempotency_key=_key(idempotency_key))
+        )
 
     def ask(self, query: str, *, limit: Optional[int] = None, source: Optional[str] = None) -> builtins.list[Match]:
         """Searches the memories, best first (``POST /v1/memories/query``); no LLM is involved."""
@@ -123,25 +150,39 @@ class UMOClient:
         return DeletionReceipt.from_raw(self._transport.send("DELETE", _memory_path(umo_id)))
 
     def upload(
-        self, path: Union[str, "os.PathLike[str]"], *, source: Optional[str] = None, content_type: Optional[str] = None
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        source: Optional[str] = None,
+        content_type: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Uploaded:
         """Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata
-        (``POST /v1/upload``). The service detects the format from the bytes."""
+        (``POST /v1/upload``). The service detects the format from the bytes. Idempotent across
+        retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given) with
+        the same file, name, type and source returns the first upload again."""
+        key = _key(idempotency_key)
         file = Path(path)
         media_type = content_type or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         body, form_type = multipart(_some(source=source), "file", file.name, file.read_bytes(), media_type)
-        return Uploaded.from_raw(self._transport.send("POST", "/v1/upload", body=body, content_type=form_type))
+        return Uploaded.from_raw(
+            self._transport.send("POST", "/v1/upload", body=body, content_type=form_type, idempotency_key=key)
+        )
 
-    def batch(self, items: Sequence[BatchInput]) -> builtins.list[BatchItem]:
+    def batch(self, items: Sequence[BatchInput], *, idempotency_key: Optional[str] = None) -> builtins.list[BatchItem]:
         """Captures up to 100 texts in one call (``POST /v1/batch``); one result per item, in order.
-        An item is a text or a mapping with ``content`` and optional ``source`` and ``timestamp``."""
+        An item is a text or a mapping with ``content`` and optional ``source`` and ``timestamp``.
+        The valid items are stored together or (the service unavailable, 503) not at all. Idempotent
+        across retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given)
+        with the same items returns the first results again and stores nothing more."""
+        key = _key(idempotency_key)
         body = [
             {"content": item}
             if isinstance(item, str)
             else _capture_body(item["content"], item.get("source"), item.get("timestamp"))
             for item in items
         ]
-        results = self._transport.send("POST", "/v1/batch", json_body={"items": body}).get("results")
+        results = self._transport.send("POST", "/v1/batch", json_body={"items": body}, idempotency_key=key).get("results")
         return [BatchItem.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
 
     def answer(

@@ -51,8 +51,9 @@ class ValidationError(UMOError):
 
 
 class APIError(UMOError):
-    """Any other failure: 5xx, a provider error behind ``answer`` (502), a timeout or no
-    connection (``status`` None)."""
+    """Any other failure: 5xx, a provider error behind ``answer`` (502), a timeout, no connection
+    or one lost before the whole answer came (``status`` None, after the retries a call safe to
+    repeat gets)."""
 
 
 class VerificationError(UMOError):

@@ -170,7 +170,12 @@ export const make = Effect.gen(function* () {
     once<Captured, Unprocessable | ServiceUnavailable>(
       accountId,
       idempotencyKey,
-      () => fingerprint("capture", input),
+      () =>
+        fingerprint("capture", {
+          content: input.content,
+          source: input.source ?? null,
+          timestamp: input.timestamp ?? null
+        }),
       (save) =>
         Effect.gen(function* () {
           const umo = yield* pipeline
