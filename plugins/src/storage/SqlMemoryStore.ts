@@ -107,7 +107,8 @@ export const make = Effect.gen(function* () {
   const insertRows = (table: string, rows: ReadonlyArray<Record<string, unknown>>, size: number) =>
     Effect.forEach(
       Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size)),
-      ([first, ...rest]) => (first ? sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}` : Effect.void),
+      ([first, ...rest]) =>
+        first ? sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}` : Effect.void,
       { discard: true }
     )
 
@@ -199,7 +200,11 @@ export const make = Effect.gen(function* () {
    * Stores an idempotent write's answer in its transaction. A key of the account used in the last
    * 24 hours fails the write; an older one is taken over, and older ones are forgotten.
    */
-  const rememberAnswer = (accountId: string, write: IdempotentWrite, receipts: ReadonlyArray<CaptureReceipt>) =>
+  const rememberAnswer = (
+    accountId: string,
+    write: IdempotentWrite,
+    receipts: ReadonlyArray<CaptureReceipt>
+  ) =>
     Effect.gen(function* () {
       const expiry = `${idempotencyKeyHours} hours`
       yield* sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId}

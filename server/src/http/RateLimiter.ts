@@ -1,4 +1,6 @@
+import { SqlRateBuckets } from "@umo/plugins"
 import { Clock, Config, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 
 export interface RateDecision {
   readonly allowed: boolean
@@ -22,34 +24,75 @@ const provenKeysKept = 100_000
 const bucketsKept = 50_000
 
 /**
- * A token bucket per caller: `perMinute` requests a minute, refilled continuously, bursts up to
- * `perMinute`, kept in this process's memory.
- *
- * A request counts against its key's bucket. Until the key has been seen to authenticate it
- * also counts against its address's bucket, as does a request without a key. So one key never
- * gets more than its limit, and a flood of made-up keys from one address — each of which would
- * otherwise get a fresh bucket, and a database lookup — is held to one address's limit, while
- * the proven keys of callers sharing that address are not slowed by it. `Authentication` reports
- * which keys it accepted and refused.
+ * Where the token buckets live. `take` answers the emptiest of the named buckets' tokens before
+ * the request, and takes one token from each when that is at least one (all or none).
  */
-export const make = (perMinute: number) =>
+export interface BucketStore {
+  readonly take: (
+    names: ReadonlyArray<string>,
+    capacity: number,
+    perMs: number,
+    nowMs: number
+  ) => Effect.Effect<number>
+}
+
+/** Buckets in this process's memory: what one process (a PGlite store is one) needs. */
+export const memoryBuckets = (): BucketStore => {
+  const buckets = new Map<string, { tokens: number; at: number }>()
+  let sweptAt = 0
+  return {
+    take: (names, capacity, perMs, now) =>
+      Effect.sync(() => {
+        const level = (name: string) => {
+          const bucket = buckets.get(name)
+          return bucket === undefined
+            ? capacity
+            : Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs)
+        }
+        const lowest = Math.min(...names.map(level))
+        // A refused request takes nothing; refill is linear, so its buckets need no update.
+        if (lowest >= 1) for (const name of names) buckets.set(name, { tokens: level(name) - 1, at: now })
+        if (buckets.size > bucketsKept && now - sweptAt >= 1_000) {
+          sweptAt = now
+          for (const name of buckets.keys()) if (level(name) >= capacity) buckets.delete(name)
+        }
+        return lowest
+      })
+  }
+}
+
+/**
+ * Buckets in the PostgreSQL the replicas share, so N replicas still allow one limit. When the
+ * database cannot be reached, this process's own buckets decide meanwhile (and the request most
+ * likely meets the outage itself next).
+ */
+export const sharedBuckets = Effect.gen(function* () {
+  const shared = yield* SqlRateBuckets.make
+  const fallback = memoryBuckets()
+  return {
+    take: (names, capacity, perMs, now) =>
+      shared
+        .take(names, capacity, perMs, now)
+        .pipe(Effect.catch(() => fallback.take(names, capacity, perMs, now)))
+  } satisfies BucketStore
+})
+
+/**
+ * A token bucket per caller: `perMinute` requests a minute, refilled continuously, bursts up to
+ * `perMinute`, kept in `store`.
+ *
+ * A request counts against its key's bucket. Until the key has been seen to authenticate (in this
+ * process) it also counts against its address's bucket, as does a request without a key. So one
+ * key never gets more than its limit, and a flood of made-up keys from one address — each of which
+ * would otherwise get a fresh bucket, and a database lookup — is held to one address's limit,
+ * while the proven keys of callers sharing that address are not slowed by it. `Authentication`
+ * reports which keys it accepted and refused.
+ */
+export const make = (perMinute: number, store: BucketStore = memoryBuckets()) =>
   Effect.gen(function* () {
-    const buckets = new Map<string, { tokens: number; at: number }>()
     const provenKeys = new Set<string>()
     const ratePerMs = perMinute / 60_000
-    let sweptAt = 0
 
-    const tokensAt = (name: string, now: number) => {
-      const bucket = buckets.get(name)
-      return bucket === undefined
-        ? perMinute
-        : Math.min(perMinute, bucket.tokens + (now - bucket.at) * ratePerMs)
-    }
-    const sweep = (now: number) => {
-      if (buckets.size <= bucketsKept || now - sweptAt < 1_000) return
-      sweptAt = now
-      for (const name of buckets.keys()) if (tokensAt(name, now) >= perMinute) buckets.delete(name)
-    }
     const bucketsOf = (caller: Caller) => {
       if (caller.keyHash === undefined) return [`ip:${caller.address}`]
       const key = `key:${caller.keyHash}`
@@ -58,14 +101,11 @@ export const make = (perMinute: number) =>
 
     /** Takes one token from each of the caller's buckets, or none when any is empty. */
     const take = (caller: Caller) =>
-      Effect.map(Clock.currentTimeMillis, (now): RateDecision => {
-        const names = bucketsOf(caller)
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
         // The emptiest bucket decides, and its figures are the ones reported.
-        const tokens = Math.min(...names.map((name) => tokensAt(name, now)))
+        const tokens = yield* store.take(bucketsOf(caller), perMinute, ratePerMs, now)
         const allowed = tokens >= 1
-        // A refused request takes nothing; refill is linear, so its buckets need no update.
-        if (allowed) for (const name of names) buckets.set(name, { tokens: tokensAt(name, now) - 1, at: now })
-        sweep(now)
         const left = allowed ? tokens - 1 : tokens
         return {
           allowed,
@@ -73,7 +113,7 @@ export const make = (perMinute: number) =>
           remaining: Math.floor(left),
           resetSeconds: Math.ceil((perMinute - left) / ratePerMs / 1000),
           retryAfterSeconds: allowed ? 0 : Math.ceil((1 - left) / ratePerMs / 1000)
-        }
+        } satisfies RateDecision
       })
 
     /** The key authenticated: its requests count against its own bucket only from now on. */
@@ -96,7 +136,21 @@ export class RateLimiter extends Context.Service<RateLimiter, Effect.Success<Ret
 
 export const layer = (perMinute: number) => Layer.effect(RateLimiter, make(perMinute))
 
-/** `UMO_RATE_LIMIT_PER_MINUTE` (default 600). */
+/** `perMinute` per caller across every process on the PostgreSQL database the server uses. */
+export const layerShared = (perMinute: number) =>
+  Layer.effect(
+    RateLimiter,
+    Effect.flatMap(sharedBuckets, (store) => make(perMinute, store))
+  )
+
+/**
+ * `UMO_RATE_LIMIT_PER_MINUTE` (default 600), with buckets in the PostgreSQL the replicas share, or
+ * in memory on PGlite (one process).
+ */
 export const layerConfig = Layer.unwrap(
-  Effect.map(Config.Int("UMO_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)), layer)
+  Effect.gen(function* () {
+    const perMinute = yield* Config.Int("UMO_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600))
+    const sql = yield* SqlClient.SqlClient
+    return sql.driver === "pglite" ? layer(perMinute) : layerShared(perMinute)
+  })
 )

@@ -1,10 +1,23 @@
 import { randomUUID } from "node:crypto"
-import { Effect } from "effect"
+import { join } from "node:path"
+import { Database, SigningKey } from "@umo/plugins"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Caller, make, type RateDecision } from "../../src/http/RateLimiter.js"
+import { scratchDatabase } from "../../../plugins/test/storage/ScratchDatabase.js"
+import {
+  type BucketStore,
+  type Caller,
+  make,
+  memoryBuckets,
+  type RateDecision,
+  sharedBuckets
+} from "../../src/http/RateLimiter.js"
+import { type LiveServer, startServer } from "../support/ServerProcess.js"
 import { keys, startListening } from "../support/TestServer.js"
+
+const root = join(import.meta.dirname, "..", "..", "..")
 
 const perMinute = 6
 const ratePerMs = perMinute / 60_000
@@ -40,12 +53,18 @@ const event: fc.Arbitrary<Event> = fc.oneof(
   }
 )
 
-const hashOf = (key: number) => `hash-${key}`
+/** Each run names its keys and addresses afresh, so a shared store starts empty for it. */
+let runId = ""
+const hashOf = (key: number) => `hash-${runId}-${key}`
+
+/** Where the buckets live in a run: this process's memory, or a database (see `stores`). */
+let store: () => Effect.Effect<BucketStore> = () => Effect.sync(memoryBuckets)
 
 /** Drives the limiter as the server does: take, then authentication reports on allowed keyed requests. */
 const run = (events: ReadonlyArray<Event>) =>
   Effect.gen(function* () {
-    const limiter = yield* make(perMinute)
+    runId = randomUUID()
+    const limiter = yield* make(perMinute, yield* store())
     const valid = new Set([0, 1])
     let now = 0
     const decisions: Array<{ at: number; caller: Caller; key: number | undefined; decision: RateDecision }> =
@@ -59,7 +78,7 @@ const run = (events: ReadonlyArray<Event>) =>
       yield* TestClock.setTime(now)
       const caller = {
         keyHash: e.key === undefined ? undefined : hashOf(e.key),
-        address: `10.0.0.${e.address}`
+        address: `10.0.0.${e.address}-${runId}`
       }
       const decision = yield* limiter.take(caller)
       decisions.push({ at: now, caller, key: e.key, decision })
@@ -81,7 +100,38 @@ const tokensAt = (allowedTimes: ReadonlyArray<number>, t: number) =>
     ...allowedTimes.map((s, i) => perMinute + ratePerMs * (t - s) - (allowedTimes.length - i))
   )
 
-describe("RateLimiter", () => {
+const url = process.env["UMO_TEST_DATABASE_URL"]
+const scratch = scratchDatabase(url ?? "postgres://127.0.0.1/none", `umo_rate_${process.pid}`)
+const scope = Scope.makeUnsafe()
+
+/** The memory store always; the PostgreSQL one the replicas share, where CI provisions PostgreSQL. */
+const stores: ReadonlyArray<readonly [string, () => Promise<void>, () => Promise<void>]> = [
+  ["in memory", async () => {}, async () => {}],
+  ...(url
+    ? [
+        [
+          "in PostgreSQL",
+          async () => {
+            await scratch.create()
+            const context = await Effect.runPromise(
+              Layer.buildWithScope(Database.postgres(scratch.url), scope)
+            )
+            store = () => Effect.provide(sharedBuckets, context)
+          },
+          async () => {
+            store = () => Effect.sync(memoryBuckets)
+            await Effect.runPromise(Scope.close(scope, Exit.void))
+            await scratch.drop()
+          }
+        ] as const
+      ]
+    : [])
+]
+
+describe.each(stores)("RateLimiter, buckets %s", (_, setUp, tearDown) => {
+  beforeAll(setUp, 120_000)
+  afterAll(tearDown, 60_000)
+
   it("allows exactly what a token bucket per key, and per address for unproven keys, allows", async () => {
     let checked = 0
     await fc.assert(
@@ -200,5 +250,56 @@ describe("rate limit under load, over HTTP", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
       expect(refused.headers.get("ratelimit-remaining")).toBe("0")
     }
+  }, 120_000)
+})
+
+describe.runIf(url)("rate limit across two server processes on one PostgreSQL", () => {
+  const limit = 60
+  const database = scratchDatabase(url ?? "postgres://127.0.0.1/none", `umo_rate_replicas_${process.pid}`)
+  const servers: Array<LiveServer> = []
+  const key = "umo_rate-replicas-key-0000000000000000000000"
+  beforeAll(async () => {
+    await database.create()
+    const env = {
+      DATABASE_URL: database.url,
+      UMO_EMBEDDER: "use-lite",
+      UMO_SIGNING_KEY: SigningKey.generatePem(),
+      UMO_RATE_LIMIT_PER_MINUTE: String(limit)
+    }
+    // One after the other: the first applies the migrations.
+    for (let i = 0; i < 2; i++) servers.push(await startServer(root, { [key]: "rate" }, env))
+  }, 240_000)
+  afterAll(async () => {
+    for (const server of servers) await server.stop()
+    await database.drop()
+  }, 60_000)
+
+  it("holds a key, and a flood of made-up keys, to one limit across both", async () => {
+    const get = async (server: LiveServer, bearer: string) =>
+      (await fetch(`${server.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${bearer}` } })).status
+    const count = (answers: ReadonlyArray<number>, status: number) =>
+      answers.filter((a) => a === status).length
+    // The key proves itself in each process; each first request also took a token from the address.
+    for (const server of servers) expect(await get(server, key)).toBe(200)
+    let started = performance.now()
+    const own = await Promise.all(Array.from({ length: 200 }, (_, i) => get(servers[i % 2]!, key)))
+    let refill = Math.ceil(((performance.now() - started) / 60_000) * limit)
+    expect(count(own, 200) + count(own, 429)).toBe(200)
+    // One bucket for both processes: what was left of 60 (not 2 × 60), plus the refill meanwhile.
+    expect(count(own, 200)).toBeGreaterThanOrEqual(limit - 2 - 2)
+    expect(count(own, 200)).toBeLessThanOrEqual(limit - 2 + refill)
+    started = performance.now()
+    const madeUp = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => get(servers[i % 2]!, `umo_${randomUUID()}`))
+    )
+    refill = Math.ceil(((performance.now() - started) / 60_000) * limit) + 1
+    expect(count(madeUp, 401) + count(madeUp, 429)).toBe(200)
+    expect(count(madeUp, 401)).toBeGreaterThanOrEqual(limit - 2 - 2)
+    expect(count(madeUp, 401)).toBeLessThanOrEqual(limit - 2 + refill)
+    console.log(
+      `rate limit across 2 processes (${limit}/min, shared): the key got ${count(own, 200)} × 200 and ` +
+        `${count(own, 429)} × 429 of 200; made-up keys from its address ${count(madeUp, 401)} × 401 and ` +
+        `${count(madeUp, 429)} × 429 of 200`
+    )
   }, 120_000)
 })

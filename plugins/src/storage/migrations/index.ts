@@ -4,6 +4,7 @@ import timeline from "./0002_timeline.js"
 import searchStats from "./0003_search_stats.js"
 import signingKeys from "./0004_signing_keys.js"
 import idempotency from "./0005_idempotency.js"
+import rateBuckets from "./0006_rate_buckets.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -11,7 +12,8 @@ export const migrations = Migrator.fromRecord({
   "0002_timeline": timeline,
   "0003_search_stats": searchStats,
   "0004_signing_keys": signingKeys,
-  "0005_idempotency": idempotency
+  "0005_idempotency": idempotency,
+  "0006_rate_buckets": rateBuckets
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })

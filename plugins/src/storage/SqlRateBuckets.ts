@@ -1,0 +1,40 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { storeError } from "./SqlFailure.js"
+
+/** How often buckets idle long enough to be full again are deleted (they mean the same as none). */
+const sweepEveryMs = 60_000
+
+/** A PostgreSQL text[] literal of bucket names (hashes and addresses; anything else becomes `_`). */
+const arrayLiteral = (names: ReadonlyArray<string>) =>
+  `{${names.map((name) => `"${name.replace(/[^\w:.%-]/g, "_")}"`).join(",")}}`
+
+/**
+ * Token buckets in the database (`rate_buckets`, migration 0006), shared by every server process
+ * on it: one statement per take, which locks the named buckets, refills them for the time passed
+ * and takes a token from each when all hold one. Answers the emptiest bucket's tokens before the
+ * take (so the take happened exactly when that is at least 1).
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  let sweptAt = 0
+  const sweep = (capacity: number, perMs: number, nowMs: number) =>
+    nowMs - sweptAt < sweepEveryMs
+      ? Effect.void
+      : Effect.suspend(() => {
+          sweptAt = nowMs
+          return Effect.ignore(
+            sql`DELETE FROM rate_buckets WHERE at < ${nowMs - Math.ceil(capacity / perMs)}`
+          )
+        })
+
+  const take = (names: ReadonlyArray<string>, capacity: number, perMs: number, nowMs: number) =>
+    sql<{ lowest: number }>`
+      SELECT umo_take_token(${arrayLiteral(names)}::text[], ${capacity}, ${perMs}, ${nowMs}) AS lowest`.pipe(
+      Effect.map(([row]) => Number(row!.lowest)),
+      Effect.tap(() => sweep(capacity, perMs, nowMs)),
+      Effect.mapError(storeError("could not take a rate-limit token"))
+    )
+
+  return { take }
+})
