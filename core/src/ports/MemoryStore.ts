@@ -10,7 +10,13 @@ import type { LedgerEntry } from "./Ledger.js"
  */
 export class StoreError extends Schema.Error<StoreError>("StoreError")({
   /** `IdempotencyKeyUsed`: another write stored an answer under the same idempotency key first. */
-  reason: Schema.Literals(["Unavailable", "EmbedderMismatch", "SigningKeyRetired", "IdempotencyKeyUsed", "Failed"]),
+  reason: Schema.Literals([
+    "Unavailable",
+    "EmbedderMismatch",
+    "SigningKeyRetired",
+    "IdempotencyKeyUsed",
+    "Failed"
+  ]),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
 }) {

@@ -14,8 +14,8 @@ const horizontalSpace = /[\t\p{Zs}]+/gu
  * (those above, every Unicode space, zero-width space and BOM). Text without one normalizes to
  * nothing; the capture stage refuses it, and the API states the rule as a pattern.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it excludes
 export const visibleCharacter =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it excludes
   /[^\u0000-\u0020\u007F-\u00A0\u1680\u2000-\u200B\u2028\u2029\u202F\u205F\u3000\uFEFF]/u
 
 /**
