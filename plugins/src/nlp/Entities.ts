@@ -1,4 +1,4 @@
-import { type Draft, type Entity, makePlugin, type Plugin } from "@umo/core"
+import { type Draft, type Entity, makePlugin, type Plugin, pairSafeEnd } from "@umo/core"
 import { Effect } from "effect"
 import { compromise, its, readWink, tokenOffsets } from "./Engines.js"
 
@@ -34,7 +34,9 @@ const leadingPunctuation = /^[\s'"‘“([]+/
 
 /** Shrinks a span to the name itself, dropping edge punctuation and leading function words. */
 const trimSpan = (text: string, span: Span): Span | null => {
-  let { start, end } = span
+  // The engines' offsets may fall inside a surrogate pair (an emoji next to a name): never cut one.
+  let start = pairSafeEnd(text, span.start)
+  let end = pairSafeEnd(text, span.end)
   const lead = text.slice(start, end).match(leadingPunctuation)?.[0].length ?? 0
   start += lead
   const trail = text.slice(start, end).match(trailingNoise)?.[0].length ?? 0

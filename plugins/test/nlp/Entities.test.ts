@@ -45,6 +45,15 @@ describe("findEntities", () => {
     expect(findEntities(text, today)).toEqual([{ text: "Paris", type: "LOCATION", start: 0, end: 5 }])
   })
 
+  it("never cuts a surrogate pair when an emoji follows a name", () => {
+    for (const text of ["Note \uFFFD\uFFFDWarsaw 🙂", "Met Marie Curie 🙂🙂 in Paris 𝄞", "Tokyo 🙂"]) {
+      for (const e of findEntities(text, today)) expect(e.text.isWellFormed(), JSON.stringify(e)).toBe(true)
+    }
+    expect(findEntities("Note \uFFFD\uFFFDWarsaw 🙂", today)).toEqual([
+      { text: "Warsaw", type: "LOCATION", start: 7, end: 13 }
+    ])
+  })
+
   it("gives offsets that point at the entity's text, without overlaps (property)", () => {
     const word = fc.constantFrom(
       "Marie",
@@ -70,7 +79,11 @@ describe("findEntities", () => {
       "pm",
       "Apple",
       ".",
-      ","
+      ",",
+      // Characters whose UTF-16 length differs from what the engines count.
+      "🙂",
+      "\uFFFD\uFFFDWarsaw",
+      "𝄞Warsaw"
     )
     fc.assert(
       fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), (words) => {
@@ -78,6 +91,7 @@ describe("findEntities", () => {
         const found = findEntities(text, today)
         for (const [i, e] of found.entries()) {
           expect(text.slice(e.start, e.end)).toBe(e.text)
+          expect(e.text.isWellFormed(), e.text).toBe(true)
           const next = found[i + 1]
           if (next) expect(next.start).toBeGreaterThanOrEqual(e.end)
         }
