@@ -14,7 +14,7 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { isoUtc, readSnapshot, storeError, transaction } from "./SqlFailure.js"
 import { lockChainHead } from "./SqlLedger.js"
@@ -107,8 +107,8 @@ export const make = Effect.gen(function* () {
   const insertRows = (table: string, rows: ReadonlyArray<Record<string, unknown>>, size: number) =>
     Effect.forEach(
       Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size)),
-      ([first, ...rest]) =>
-        first ? sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}` : Effect.void,
+      ([first, ...rest]): Effect.Effect<void, SqlError.SqlError> =>
+        first ? Effect.asVoid(sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}`) : Effect.void,
       { discard: true }
     )
 
