@@ -18,13 +18,15 @@
  * @module
  */
 import { createHash, createPublicKey, verify } from "node:crypto"
+import { Schema } from "effect"
 import type { JWK } from "jose"
 
 /** A key record: a JWS in the general JSON serialization, with one or two signatures. */
-export interface KeyRotation {
-  readonly payload: string
-  readonly signatures: ReadonlyArray<{ readonly protected: string; readonly signature: string }>
-}
+export const KeyRotation = Schema.Struct({
+  payload: Schema.String,
+  signatures: Schema.Array(Schema.Struct({ protected: Schema.String, signature: Schema.String }))
+})
+export type KeyRotation = typeof KeyRotation.Type
 
 /** What a key record says, once its signatures check out. */
 export interface SigningKeyRecord {
@@ -71,7 +73,7 @@ export const publicSigningJwk = (jwk: JWK): JWK => ({
  * character, so several texts decode to the same bytes; a stored signature or record changed that
  * way must still count as changed.
  */
-const strictBase64url = (text: string): Buffer | undefined => {
+export const strictBase64url = (text: string): Buffer | undefined => {
   const bytes = Buffer.from(text, "base64url")
   return bytes.toString("base64url") === text ? bytes : undefined
 }

@@ -1,10 +1,10 @@
-import { Clock, Effect, Result } from "effect"
+import { Clock, Effect, Result, Schema } from "effect"
 import { type Draft, makeDraft } from "./Draft.js"
 import { contentHash, semanticHash } from "./Hashing.js"
 import { PipelineError } from "./PipelineError.js"
-import { type Plugin, PluginOptionsError, type PluginServices } from "./Plugin.js"
+import { makePlugin, type Plugin, PluginOptionsError, type PluginServices } from "./Plugin.js"
 import { type Stage, stageIndex } from "./Stage.js"
-import type { CaptureInput, PluginVersion, Umo } from "./Umo.js"
+import { type CaptureInput, type PluginVersion, Umo } from "./Umo.js"
 import { makeUmoId } from "./UmoId.js"
 
 /**
@@ -20,15 +20,6 @@ export interface Pipeline<R> {
   /** Captures one piece of content: runs the plugins and assembles the hashed UMO. */
   readonly process: (input: CaptureInput) => Effect.Effect<Umo, PipelineError, R>
   /**
-   * Captures many inputs, each result in input order (one bad input does not stop the others).
-   * Every input runs the stages before embed first; `beforeEmbed` then sees all those drafts at
-   * once, so an embedder can be asked for every text in one batched call before the embed stage.
-   */
-  readonly processMany: <R2 = never>(
-    inputs: ReadonlyArray<CaptureInput>,
-    options?: { readonly beforeEmbed?: (drafts: ReadonlyArray<Draft>) => Effect.Effect<void, never, R2> }
-  ) => Effect.Effect<ReadonlyArray<Result.Result<Umo, PipelineError>>, never, R | R2>
-  /**
    * Re-runs the pipeline on already-normalized content and returns the semantic hash it yields,
    * which equals the stored one when the memory was captured by this pipeline version.
    */
@@ -38,6 +29,10 @@ export interface Pipeline<R> {
     readonly timestamp: string
   }) => Effect.Effect<string, PipelineError, R>
 }
+
+/** The UMO's schema but for its vectors (which the Embedder has checked: one per chunk, of its dimension). */
+const { embedding: _embedding, ...checkedFields } = Umo.fields
+const checkUmo = Schema.decodeUnknownResult(Schema.Struct(checkedFields))
 
 const pipelineFailure = (stage: Stage, reason: PipelineError["reason"], detail: string) =>
   new PipelineError({ plugin: "pipeline", stage, reason, detail })
@@ -93,7 +88,7 @@ const assemble = (
     extensions: draft.extensions,
     pipeline: versions
   }
-  return Effect.succeed({
+  const umo = {
     ...fields,
     umo_id: identity.umo_id,
     content: draft.content,
@@ -103,6 +98,13 @@ const assemble = (
     content_hash: contentHash(draft.content),
     semantic_hash: semanticHash(fields),
     embedding: draft.embedding!
+  }
+  // A record that breaks the UMO's schema (a plugin's tone label that is not one of the three, a
+  // score out of range) is refused here, before anything stores it.
+  return Result.match(checkUmo(umo), {
+    onSuccess: () => Effect.succeed(umo),
+    onFailure: (error) =>
+      Effect.fail(pipelineFailure("validate", "Failed", `the plugins made an invalid UMO: ${error.message}`))
   })
 }
 
@@ -124,6 +126,8 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
   type R = PluginServices<P[number]>
   const seen = new Set<string>()
   for (const plugin of plugins) {
+    // A plugin written as a plain object is checked here as a factory would have (name, version, stage).
+    makePlugin(plugin)
     if (seen.has(plugin.name)) {
       throw new PluginOptionsError({ plugin: plugin.name, detail: "two plugins share this name" })
     }
@@ -142,51 +146,21 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       Effect.succeed(draft)
     )
 
-  const embedAt = stageIndex("embed")
-  const runSteps = (from: number, to: number) => (draft: Draft) =>
-    steps
-      .slice(from, to)
-      .reduce<Effect.Effect<Draft, PipelineError, R>>(
-        (acc, step) => Effect.flatMap(acc, step),
-        Effect.succeed(draft)
-      )
-  const firstEmbedStep = ordered.findIndex((plugin) => stageIndex(plugin.stage) >= embedAt)
-  const split = firstEmbedStep === -1 ? steps.length : firstEmbedStep
-  const runBeforeEmbed = runSteps(0, split)
-  const runFromEmbed = runSteps(split, steps.length)
-
-  // A capture in two halves, so a batch can see every draft between them.
-  const begin = (input: CaptureInput) =>
+  const process = (input: CaptureInput): Effect.Effect<Umo, PipelineError, R> =>
     Effect.gen(function* () {
       if (typeof input?.content !== "string") {
         return yield* pipelineFailure("capture", "InvalidInput", "content must be a string")
       }
       const now = yield* Clock.currentTimeMillis
       const timestamp = yield* toIsoTimestamp(input.timestamp, now)
-      const draft = yield* runBeforeEmbed(
+      const draft = yield* runDraft(
         makeDraft({ content: input.content, source: input.source ?? null, timestamp })
       )
-      return { draft, now }
-    })
-  const finish = ({ draft, now }: { draft: Draft; now: number }) =>
-    Effect.flatMap(runFromEmbed(draft), (done) =>
-      assemble(done, versions, { umo_id: makeUmoId(now), created_at: new Date(now).toISOString() })
-    )
-
-  const process = (input: CaptureInput): Effect.Effect<Umo, PipelineError, R> =>
-    Effect.flatMap(begin(input), finish).pipe(Effect.withSpan("umo.pipeline.process"))
-
-  const processMany: Pipeline<R>["processMany"] = (inputs, options) =>
-    Effect.gen(function* () {
-      const begun = yield* Effect.forEach(inputs, (input) => Effect.result(begin(input)))
-      const drafts = begun.flatMap((r) => (r._tag === "Success" ? [r.success.draft] : []))
-      if (options?.beforeEmbed && drafts.length > 0) yield* options.beforeEmbed(drafts)
-      return yield* Effect.forEach(
-        begun,
-        (r): Effect.Effect<Result.Result<Umo, PipelineError>, never, R> =>
-          r._tag === "Success" ? Effect.result(finish(r.success)) : Effect.succeed(Result.fail(r.failure))
-      )
-    }).pipe(Effect.withSpan("umo.pipeline.processMany"))
+      return yield* assemble(draft, versions, {
+        umo_id: makeUmoId(now),
+        created_at: new Date(now).toISOString()
+      })
+    }).pipe(Effect.withSpan("umo.pipeline.process"))
 
   const reproduceSemanticHash: Pipeline<R>["reproduceSemanticHash"] = (stored) =>
     Effect.gen(function* () {
@@ -197,5 +171,5 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       return umo.semantic_hash
     })
 
-  return { plugins: Object.freeze(ordered), versions, runDraft, process, processMany, reproduceSemanticHash }
+  return { plugins: Object.freeze(ordered), versions, runDraft, process, reproduceSemanticHash }
 }

@@ -1,12 +1,14 @@
+import { Schema } from "effect"
 import type { Draft } from "./Draft.js"
 
 /** One reason a quality score is what it is; `value` in [0, 1], `weight` its share of the score. */
-export interface QualityFactor {
-  readonly name: "substance" | "entities" | "relations" | "topics" | "clean_text" | "summary"
-  readonly weight: number
-  readonly value: number
-  readonly note: string
-}
+export const QualityFactor = Schema.Struct({
+  name: Schema.Literals(["substance", "entities", "relations", "topics", "clean_text", "summary"]),
+  weight: Schema.Number,
+  value: Schema.Number,
+  note: Schema.String
+})
+export type QualityFactor = typeof QualityFactor.Type
 
 export interface Quality {
   /** Weighted mean of the factors, in [0, 1], rounded to 4 decimals. */

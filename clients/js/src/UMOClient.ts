@@ -13,6 +13,24 @@ import {
 } from "./models.js"
 import { Account, Answer, Comparison, Models } from "./results.js"
 import { type Call, send, type TransportOptions } from "./transport.js"
+import {
+  type AnswerOptions,
+  type AskOptions,
+  answerRequest,
+  askRequest,
+  type BatchInput,
+  batchRequest,
+  type CaptureOptions,
+  type CompareOptions,
+  captureRequest,
+  compareRequest,
+  type ExplainOptions,
+  type Idempotent,
+  iteratePages,
+  type ListOptions,
+  type UMOMemory,
+  type UploadOptions
+} from "./UMOMemory.js"
 import type { Jwk, KeyRotation, SigningKeySet } from "./verify.js"
 
 export interface UMOClientOptions {
@@ -28,70 +46,18 @@ export interface UMOClientOptions {
   readonly maxRetryDelayMs?: number
 }
 
-export interface CaptureOptions {
-  /** Where the content came from; `list` and `ask` can filter by it. */
-  readonly source?: string
-  /** When the content was written (default: now); recency in search counts from it. */
-  readonly timestamp?: Date | string
-}
-
-/** One item of `batch`: a text, or a text with its source and time. */
-export type BatchInput = string | ({ readonly content: string } & CaptureOptions)
-
-export interface ListOptions {
-  /** 1–100, default 20. */
-  readonly limit?: number
-  readonly offset?: number
-  readonly source?: string
-}
-
-export interface AskOptions {
-  /** How many matches, default 5. */
-  readonly limit?: number
-  readonly source?: string
-}
-
-export interface AnswerOptions {
-  /** A model id from `models()`; default the local extractive model. */
-  readonly model?: string
-  /** Your own OpenAI or Anthropic key, for cloud models only; sent to the service, never stored. */
-  readonly providerKey?: string
-  /** How many memories the answer may draw on, default 5. */
-  readonly contextSize?: number
-}
-
-/** Captures are idempotent: pass your own key to make a retry of your own (another process, say) safe too. */
-export interface Idempotent {
-  /** Sent as `Idempotency-Key` (1–255 visible ASCII characters); default: a new UUID per call. */
-  readonly idempotencyKey?: string
-}
-
-export interface CompareOptions {
-  /** Include the parts of the score and what the two memories share. */
-  readonly explain?: boolean
-  /** Score at which the two count as matched, 0–1, default 0.5. */
-  readonly threshold?: number
-}
-
 const env = (name: string): string | undefined =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
-
-const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)
-
-const captureBody = (content: string, options: CaptureOptions) => ({
-  content,
-  ...(options.source === undefined ? {} : { source: options.source }),
-  ...(options.timestamp === undefined ? {} : { timestamp: iso(options.timestamp) })
-})
 
 const memoryPath = (id: string, suffix = "") => `/v1/memories/${encodeURIComponent(id)}${suffix}`
 
 /**
  * A client of the UMO API. The nine verbs of the spec — `capture`, `ask` (search), `get`, `list`,
  * `verify`, `explain`, `forget`, `upload`, `batch` — and the other calls: `answer` (`/v1/ask`),
- * `compare` (`/v1/match`), `account`, `models`, `health`, `signingKeys`.
+ * `compare` (`/v1/match`), `account`, `models`, `health`, `signingKeys`. The verbs are `UMOMemory`'s:
+ * `openMemory` (`@umo/memory`) answers them in-process.
  */
-export class UMOClient {
+export class UMOClient implements UMOMemory {
   readonly baseUrl: string
   readonly apiKey: string | undefined
   readonly timeoutMs: number
@@ -125,7 +91,7 @@ export class UMOClient {
       await this.#send({
         method: "POST",
         path: "/v1/process",
-        json: captureBody(content, options),
+        json: captureRequest(content, options),
         idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
       })
     )
@@ -133,7 +99,7 @@ export class UMOClient {
 
   /** Searches the memories, best first (`POST /v1/memories/query`); no LLM is involved. */
   async ask(query: string, options: AskOptions = {}): Promise<Array<Match>> {
-    const data = await this.#send({ method: "POST", path: "/v1/memories/query", json: { query, ...options } })
+    const data = await this.#send({ method: "POST", path: "/v1/memories/query", json: askRequest(query, options) })
     return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new Match(r))
   }
 
@@ -148,13 +114,8 @@ export class UMOClient {
   }
 
   /** Every memory (optionally of one source), fetched page by page as the loop asks for them. */
-  async *iterate(options: Omit<ListOptions, "offset"> = {}): AsyncGenerator<MemorySummary> {
-    for (let offset = 0; ; ) {
-      const page = await this.list({ ...options, offset })
-      yield* page.items
-      offset += page.items.length
-      if (!page.hasMore || page.items.length === 0) return
-    }
+  iterate(options: Omit<ListOptions, "offset"> = {}): AsyncGenerator<MemorySummary> {
+    return iteratePages((page) => this.list(page), options)
   }
 
   /** The service's proof that a memory is unchanged since capture (`GET /v1/memories/{id}/proof`). */
@@ -163,8 +124,10 @@ export class UMOClient {
   }
 
   /** What was captured and extracted, and why (`GET /v1/memories/{id}/explain`). */
-  async explain(id: string): Promise<Explanation> {
-    return new Explanation(await this.#send({ method: "GET", path: memoryPath(id, "/explain") }))
+  async explain(id: string, options: ExplainOptions = {}): Promise<Explanation> {
+    return new Explanation(
+      await this.#send({ method: "GET", path: memoryPath(id, "/explain"), query: { query: options.query } })
+    )
   }
 
   /** Deletes a memory and returns the signed receipt (`DELETE /v1/memories/{id}`). */
@@ -173,11 +136,7 @@ export class UMOClient {
   }
 
   /** Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata (`POST /v1/upload`). */
-  async upload(
-    file: Blob,
-    filename: string,
-    options: { readonly source?: string } & Idempotent = {}
-  ): Promise<Uploaded> {
+  async upload(file: Blob, filename: string, options: UploadOptions = {}): Promise<Uploaded> {
     const form = new FormData()
     form.append("file", file, filename)
     if (options.source !== undefined) form.append("source", options.source)
@@ -193,13 +152,10 @@ export class UMOClient {
 
   /** Captures up to 100 texts in one call (`POST /v1/batch`); one result per item, in order. */
   async batch(items: ReadonlyArray<BatchInput>, options: Idempotent = {}): Promise<Array<BatchItem>> {
-    const body = items.map((item) =>
-      typeof item === "string" ? { content: item } : captureBody(item.content, item)
-    )
     const data = await this.#send({
       method: "POST",
       path: "/v1/batch",
-      json: { items: body },
+      json: batchRequest(items),
       idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
     })
     return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new BatchItem(r))
@@ -207,19 +163,14 @@ export class UMOClient {
 
   /** An answer written from the memories, with `[n]` citations (`POST /v1/ask`). */
   async answer(question: string, options: AnswerOptions = {}): Promise<Answer> {
-    const json = {
-      question,
-      ...(options.model === undefined ? {} : { model: options.model }),
-      ...(options.providerKey === undefined ? {} : { provider_key: options.providerKey }),
-      ...(options.contextSize === undefined ? {} : { context_size: options.contextSize })
-    }
-    return new Answer(await this.#send({ method: "POST", path: "/v1/ask", json }))
+    return new Answer(await this.#send({ method: "POST", path: "/v1/ask", json: answerRequest(question, options) }))
   }
 
   /** How alike two memories are (`POST /v1/match`). */
   async compare(sourceId: string, candidateId: string, options: CompareOptions = {}): Promise<Comparison> {
-    const json = { source_ulid: sourceId, candidate_ulid: candidateId, ...options }
-    return new Comparison(await this.#send({ method: "POST", path: "/v1/match", json }))
+    return new Comparison(
+      await this.#send({ method: "POST", path: "/v1/match", json: compareRequest(sourceId, candidateId, options) })
+    )
   }
 
   /** The account and key this client calls with (`GET /v1/account`). */

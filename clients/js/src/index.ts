@@ -13,6 +13,7 @@
 export {
   APIError,
   AuthenticationError,
+  errorFor,
   NotFoundError,
   RateLimitError,
   UMOError,
@@ -37,17 +38,25 @@ export {
   Uploaded
 } from "./models.js"
 export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
+export { UMOClient, type UMOClientOptions } from "./UMOClient.js"
 export {
   type AnswerOptions,
   type AskOptions,
+  answerRequest,
+  askRequest,
   type BatchInput,
+  batchRequest,
   type CaptureOptions,
   type CompareOptions,
+  captureRequest,
+  compareRequest,
+  type ExplainOptions,
   type Idempotent,
+  iteratePages,
   type ListOptions,
-  UMOClient,
-  type UMOClientOptions
-} from "./UMOClient.js"
+  type UMOMemory,
+  type UploadOptions
+} from "./UMOMemory.js"
 export {
   entryHash,
   type Jwk,

@@ -7,15 +7,22 @@ export class AnswerModelError extends Schema.Error<AnswerModelError>("AnswerMode
   cause: Schema.optional(Schema.Unknown)
 }) {}
 
-export type QuestionType =
-  | "person"
-  | "location"
-  | "temporal"
-  | "quantity"
-  | "yes_no"
-  | "list"
-  | "factual"
-  | "open"
+/** What a question asks for, which decides the shape of an answer. */
+export const QuestionType = Schema.Literals([
+  "person",
+  "location",
+  "temporal",
+  "quantity",
+  "yes_no",
+  "list",
+  "factual",
+  "open"
+])
+export type QuestionType = typeof QuestionType.Type
+
+/** How an answer was made: spans of the memories, a language model, or nothing to go on. */
+export const AnswerMethod = Schema.Literals(["extractive", "generative", "no_context"])
+export type AnswerMethod = typeof AnswerMethod.Type
 
 /** One retrieved memory offered to the model as context, numbered from 1 for `[n]` markers. */
 export interface AnswerContext {
@@ -47,14 +54,44 @@ export interface Answer {
   readonly answer: string
   readonly citations: ReadonlyArray<Citation>
   readonly confidence: number
-  readonly method: "extractive" | "generative" | "no_context"
+  readonly method: AnswerMethod
   readonly question_type: QuestionType
 }
 
 /** Writes an answer to a question from retrieved memories, citing them. */
 export interface AnswerModelShape {
+  /** As `/v1/ask` takes it: a local model's name, or `<provider>:<model>` for a cloud one. */
   readonly id: string
+  /** Runs in this process (`local`), or at a provider with the caller's own key (`cloud`). */
+  readonly kind: "local" | "cloud"
   readonly answer: (request: AnswerRequest) => Effect.Effect<Answer, AnswerModelError>
 }
 
-export class AnswerModel extends Context.Service<AnswerModel, AnswerModelShape>()("@umo/core/AnswerModel") {}
+/** The answer models a service offers, and the one that answers when a caller names none. */
+export interface AnswerModelsShape {
+  readonly models: ReadonlyArray<AnswerModelShape>
+  readonly defaultId: string
+}
+
+export class AnswerModels extends Context.Service<AnswerModels, AnswerModelsShape>()(
+  "@umo/core/AnswerModels"
+) {}
+
+/**
+ * The registry of `models`: ids must be unique; the default is `defaultId`, or else the first
+ * local model.
+ */
+export const makeAnswerModels = (
+  models: ReadonlyArray<AnswerModelShape>,
+  defaultId?: string
+): AnswerModelsShape => {
+  const ids = models.map((m) => m.id)
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
+  if (repeated !== undefined) throw new Error(`two answer models share the id "${repeated}"`)
+  const chosen = defaultId ?? models.find((m) => m.kind === "local")?.id
+  if (chosen === undefined || !ids.includes(chosen))
+    throw new Error(
+      `the default answer model "${chosen ?? "(none)"}" is not among ${ids.join(", ") || "no models"}`
+    )
+  return { models, defaultId: chosen }
+}

@@ -1,4 +1,4 @@
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, Exit, Request, RequestResolver, Schema } from "effect"
 
 /** Why an embedder could not embed: its model could not be loaded, or inference failed. */
 export class EmbedderError extends Schema.Error<EmbedderError>("EmbedderError")({
@@ -22,7 +22,10 @@ export interface EmbedderModel {
 
 export interface EmbedderShape {
   readonly model: EmbedderModel
-  /** Embeds texts in order; returns unit-length vectors. Splits into batches itself. */
+  /**
+   * Embeds texts in order; returns unit-length vectors. Calls made at the same time (the items of
+   * a batch capture, say) are answered together, in as few model calls as the batch size allows.
+   */
   readonly embed: (
     texts: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
@@ -46,27 +49,57 @@ const normalizeVector = (vector: ReadonlyArray<number>): ReadonlyArray<number> =
   return norm === 0 ? vector : vector.map((x) => x / norm)
 }
 
+/** One text to embed: a request of the embedder's resolver. */
+interface EmbedText extends Request.Request<ReadonlyArray<number>, EmbedderError> {
+  readonly _tag: "EmbedText"
+  readonly text: string
+}
+const EmbedText = Request.tagged<EmbedText>("EmbedText")
+
 /**
- * Completes an adapter: batches the input, checks that each batch returns one vector of the
- * model's dimension per text, normalizes to unit length and adds a span.
+ * Completes an adapter. Every text becomes a request of one resolver, so the texts of all calls
+ * made at the same time — from concurrent fibers too — are collected into one set: each distinct
+ * text is embedded once, in model calls of at most `batchSize` texts run one after another. Each
+ * model call is checked (one vector of the model's dimension per text) and its vectors normalized
+ * to unit length; a failed call fails the requests it carried.
  */
 export const makeEmbedder = (impl: EmbedderImpl): EmbedderShape => {
   const batchSize = Math.max(1, impl.batchSize ?? 32)
-  const embed = Effect.fn("Embedder.embed")(function* (texts: ReadonlyArray<string>) {
-    const out: Array<ReadonlyArray<number>> = []
-    for (let i = 0; i < texts.length; i += batchSize) {
-      const batch = texts.slice(i, i + batchSize)
-      const vectors = yield* impl.embedBatch(batch)
-      if (vectors.length !== batch.length || vectors.some((v) => v.length !== impl.model.dimensions)) {
-        return yield* new EmbedderError({
-          reason: "InferenceFailed",
-          model: impl.model.id,
-          detail: `expected ${batch.length} vectors of ${impl.model.dimensions} dimensions`
-        })
+  const embedBatch = (batch: ReadonlyArray<string>) =>
+    Effect.flatMap(impl.embedBatch(batch), (vectors) =>
+      vectors.length === batch.length && vectors.every((v) => v.length === impl.model.dimensions)
+        ? Effect.succeed(vectors.map(normalizeVector))
+        : Effect.fail(
+            new EmbedderError({
+              reason: "InferenceFailed",
+              model: impl.model.id,
+              detail: `expected ${batch.length} vectors of ${impl.model.dimensions} dimensions`
+            })
+          )
+    )
+  const resolver = RequestResolver.make<EmbedText>((entries) =>
+    Effect.gen(function* () {
+      const waiting = new Map<string, Array<Request.Entry<EmbedText>>>()
+      for (const entry of entries) {
+        const same = waiting.get(entry.request.text)
+        if (same) same.push(entry)
+        else waiting.set(entry.request.text, [entry])
       }
-      for (const vector of vectors) out.push(normalizeVector(vector))
-    }
-    return out
-  })
+      const texts = [...waiting.keys()]
+      for (let i = 0; i < texts.length; i += batchSize) {
+        const batch = texts.slice(i, i + batchSize)
+        const result = yield* Effect.exit(embedBatch(batch).pipe(Effect.withSpan("Embedder.embedBatch")))
+        for (const [j, text] of batch.entries()) {
+          const vector = Exit.map(result, (vectors) => vectors[j]!)
+          for (const entry of waiting.get(text)!) entry.completeUnsafe(vector)
+        }
+      }
+    })
+  )
+  const embed = Effect.fn("Embedder.embed")((texts: ReadonlyArray<string>) =>
+    Effect.forEach(texts, (text) => Effect.request(EmbedText({ text }), resolver), {
+      concurrency: "unbounded"
+    })
+  )
   return { model: impl.model, embed }
 }

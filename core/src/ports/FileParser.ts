@@ -1,4 +1,4 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /** Why a file gave no text: an unknown binary format, or nothing extractable in a known one. */
 export class FileParserError extends Schema.Error<FileParserError>("FileParserError")({
@@ -27,3 +27,19 @@ export interface FileParserShape {
 }
 
 export class FileParser extends Context.Service<FileParser, FileParserShape>()("@umo/core/FileParser") {}
+
+/**
+ * Parsers tried in order: the first that does not refuse the file as `UnsupportedType` answers
+ * (with its text, or its own failure); when every one refuses it, the last refusal stands. How a
+ * configuration puts its own parsers (a DOCX reader, say) before the default ones.
+ */
+export const firstSupporting = (parsers: ReadonlyArray<FileParserShape>): FileParserShape => ({
+  parse: (file) =>
+    parsers.reduce<Effect.Effect<ParsedFile, FileParserError>>(
+      (earlier, parser) =>
+        Effect.catch(earlier, (error) =>
+          error.reason === "UnsupportedType" ? parser.parse(file) : Effect.fail(error)
+        ),
+      Effect.fail(new FileParserError({ reason: "UnsupportedType", detail: "no file parser is configured" }))
+    )
+})

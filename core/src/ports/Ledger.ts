@@ -16,32 +16,36 @@ export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
   }
 }
 
-export type LedgerEventKind = "capture" | "delete"
+export const LedgerEventKind = Schema.Literals(["capture", "delete"])
+export type LedgerEventKind = typeof LedgerEventKind.Type
 
 /** What is appended to an account's chain. Entries hold hashes only, never content. */
-export interface LedgerEvent {
-  readonly kind: LedgerEventKind
-  readonly umo_id: string
-  readonly content_hash: string
-  readonly semantic_hash: string
+export const LedgerEvent = Schema.Struct({
+  kind: LedgerEventKind,
+  umo_id: Schema.String,
+  content_hash: Schema.String,
+  semantic_hash: Schema.String,
   /** Hash of the memory's metadata and vectors (see `recordHash` in Provenance). */
-  readonly record_hash: string
-}
+  record_hash: Schema.String
+})
+export type LedgerEvent = typeof LedgerEvent.Type
 
 /** One link of an account's hash chain, signed with the service's Ed25519 key. */
-export interface LedgerEntry extends LedgerEvent {
-  readonly account_id: string
+export const LedgerEntry = Schema.Struct({
+  account_id: Schema.String,
   /** Position in the account's chain, from 1. */
-  readonly seq: number
-  readonly recorded_at: string
-  readonly prev_hash: string
+  seq: Schema.Int,
+  ...LedgerEvent.fields,
+  recorded_at: Schema.String,
+  prev_hash: Schema.String,
   /** SHA-256 of the canonical JSON of the fields above (see `entryHash` in Provenance). */
-  readonly entry_hash: string
+  entry_hash: Schema.String,
   /** Ed25519 signature (base64url) over `entry_hash`. */
-  readonly signature: string
+  signature: Schema.String,
   /** Thumbprint (RFC 7638) of the key that signed it. */
-  readonly key_id: string
-}
+  key_id: Schema.String
+})
+export type LedgerEntry = typeof LedgerEntry.Type
 
 /** The chain evidence for one entry. */
 export interface ChainCheck {

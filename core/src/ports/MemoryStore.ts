@@ -1,8 +1,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { JWK } from "jose"
-import type { KeyRotation } from "../KeyRing.js"
-import type { Entity, Umo } from "../Umo.js"
+import type { Umo } from "../Umo.js"
 import type { LedgerEntry } from "./Ledger.js"
+import { traced } from "./Traced.js"
 
 /**
  * The database could not be reached, or refused the operation; `SigningKeyRetired` when a key
@@ -43,33 +42,6 @@ export interface ListPage {
   readonly total: number
 }
 
-/** A search candidate with the raw signal that found it (cosine similarity or text rank). */
-export interface Candidate {
-  readonly umo_id: string
-  readonly score: number
-}
-
-export interface SearchOptions {
-  readonly limit: number
-  readonly source?: string | undefined
-  /** Score only these memories (exactly, without the index): how ranking scores neighbours. */
-  readonly ids?: ReadonlyArray<string> | undefined
-}
-
-/** The memories captured just before and after one, in its source's timeline (null at the ends). */
-export interface Neighbours {
-  readonly umo_id: string
-  readonly previous: string | null
-  readonly next: string | null
-}
-
-/** What ranking reads of a memory besides its scores: when it happened and what it names. */
-export interface RankingFacts {
-  readonly umo_id: string
-  readonly timestamp: string
-  readonly entities: ReadonlyArray<Entity>
-}
-
 /** What a capture hands back: the chain entry and a compact JWS of it. */
 export interface CaptureReceipt {
   readonly entry: LedgerEntry
@@ -83,24 +55,6 @@ export interface DeletionReceipt {
   readonly deleted_at: string
   /** Compact JWS (EdDSA) over the deletion entry. */
   readonly receipt: string
-}
-
-/** A memory's provenance, recomputed from what is stored now. */
-export interface MemoryProof {
-  /** Stored content, extraction and metadata still hash to what the signed entry recorded. */
-  readonly valid: boolean
-  readonly hash_chain_valid: boolean
-  readonly chain_tampered: boolean
-  readonly first_published: string
-  readonly source: string | null
-  readonly content_hash: string
-  readonly semantic_hash: string
-  /** The capture entry, for offline checks; null when none could be found. */
-  readonly entry: LedgerEntry | null
-  /** The trusted key that signed the entry (null when none did). */
-  readonly signing_key: JWK | null
-  /** The service's key records, to follow rotations offline from a pinned key. */
-  readonly rotations: ReadonlyArray<KeyRotation>
 }
 
 /**
@@ -151,11 +105,6 @@ export interface MemoryStoreShape {
     accountId: string,
     umoIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<StoredMemory>, StoreError>
-  /** `getMany`'s memories reduced to what ranking reads: cheaper for the hundreds it scores. */
-  readonly rankingFacts: (
-    accountId: string,
-    umoIds: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<RankingFacts>, StoreError>
   /** The memory's chunk vectors in order (empty when the memory does not exist in the account). */
   readonly vectors: (
     accountId: string,
@@ -168,30 +117,9 @@ export interface MemoryStoreShape {
     accountId: string,
     umoId: string
   ) => Effect.Effect<Option.Option<DeletionReceipt>, StoreError>
-  /** Nearest memories by cosine similarity of their best chunk. */
-  readonly searchVector: (
-    accountId: string,
-    vector: ReadonlyArray<number>,
-    options: SearchOptions
-  ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
-  /**
-   * Full-text candidates ranked by BM25 over the account's memories (English stemming, stop
-   * words dropped; any query term may match).
-   */
-  readonly searchText: (
-    accountId: string,
-    query: string,
-    options: SearchOptions
-  ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
-  /**
-   * For each memory, its neighbours in its source's timeline: same source (or both none),
-   * ordered by content time, then id (capture order).
-   */
-  readonly neighbours: (
-    accountId: string,
-    umoIds: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<Neighbours>, StoreError>
-  readonly proof: (accountId: string, umoId: string) => Effect.Effect<Option.Option<MemoryProof>, StoreError>
 }
 
 export class MemoryStore extends Context.Service<MemoryStore, MemoryStoreShape>()("@umo/core/MemoryStore") {}
+
+/** The port from an implementation, each method traced (`MemoryStore.get`, …). */
+export const makeMemoryStore = (impl: MemoryStoreShape): MemoryStoreShape => traced("MemoryStore", impl)

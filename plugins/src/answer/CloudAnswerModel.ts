@@ -1,5 +1,13 @@
-import { type Answer, AnswerModelError, type AnswerRequest, type Citation, clipText } from "@umo/core"
+import {
+  type Answer,
+  AnswerModelError,
+  type AnswerModelShape,
+  type AnswerRequest,
+  type Citation,
+  clipText
+} from "@umo/core"
 import { Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { citationOf } from "./Citations.js"
 import { questionType } from "./QuestionType.js"
 
@@ -42,51 +50,15 @@ const prompt = (request: AnswerRequest) =>
 const failure = (model: string, reason: AnswerModelError["reason"], detail: string, cause?: unknown) =>
   new AnswerModelError({ reason, model, detail, cause })
 
-const post = (
-  model: CloudModel,
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-  timeoutMs: number,
-  providerKey: string
-) =>
-  Effect.tryPromise({
-    try: async () => {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs)
-      })
-      const text = await response.text()
-      if (!response.ok) {
-        // Providers put a message under error.message. Some quote the key they were given; the
-        // caller's key is cut out, so it is never echoed or logged by us.
-        const message = (() => {
-          try {
-            return (JSON.parse(text) as { error?: { message?: string } }).error?.message
-          } catch {
-            return undefined
-          }
-        })()?.replaceAll(providerKey, "[provider_key]")
-        throw failure(
-          model.id,
-          "ProviderFailed",
-          `${model.provider} answered ${response.status}${message ? `: ${message}` : ""}`
-        )
-      }
-      return JSON.parse(text) as unknown
-    },
-    catch: (cause) =>
-      cause instanceof AnswerModelError
-        ? cause
-        : failure(
-            model.id,
-            "ProviderFailed",
-            `could not reach ${model.provider}: ${cause instanceof Error ? cause.message : String(cause)}`,
-            cause
-          )
-  })
+/** The message a provider puts in its error body (`error.message` at both), or undefined. */
+const providerMessage = (text: string): string | undefined => {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message
+    return typeof message === "string" ? message : undefined
+  } catch {
+    return undefined
+  }
+}
 
 const completionText = (model: CloudModel, json: unknown): string | undefined =>
   model.provider === "openai"
@@ -94,70 +66,102 @@ const completionText = (model: CloudModel, json: unknown): string | undefined =>
     : (json as { content?: Array<{ type?: string; text?: string }> }).content?.find((c) => c.type === "text")
         ?.text
 
-/**
- * Asks a cloud model (OpenAI chat completions or Anthropic messages) to answer from the retrieved
- * memories with `[n]` citations; the markers in its answer are checked against the memories it was
- * given, and only those that exist become citations.
- */
-export const answer = (model: CloudModel, endpoints: CloudEndpoints, request: AnswerRequest) =>
-  Effect.gen(function* () {
-    if (!request.providerKey) {
-      return yield* failure(
-        model.id,
-        "MissingKey",
-        `${model.id} needs your ${model.provider} key in provider_key`
+/** The provider's request for an answer: its endpoint, its way of sending the key, its body. */
+const providerRequest = (model: CloudModel, endpoints: CloudEndpoints, request: AnswerRequest, key: string) =>
+  model.provider === "openai"
+    ? HttpClientRequest.post(`${endpoints.openaiBaseUrl.replace(/\/+$/, "")}/v1/chat/completions`).pipe(
+        HttpClientRequest.bearerToken(key),
+        HttpClientRequest.bodyJsonUnsafe({
+          model: model.model,
+          temperature: 0,
+          messages: [
+            { role: "system", content: system },
+            { role: "user", content: prompt(request) }
+          ]
+        })
       )
-    }
-    const timeout = endpoints.timeoutMs ?? 60_000
-    const json =
-      model.provider === "openai"
-        ? yield* post(
-            model,
-            `${endpoints.openaiBaseUrl.replace(/\/+$/, "")}/v1/chat/completions`,
-            { authorization: `Bearer ${request.providerKey}` },
-            {
-              model: model.model,
-              temperature: 0,
-              messages: [
-                { role: "system", content: system },
-                { role: "user", content: prompt(request) }
-              ]
-            },
-            timeout,
-            request.providerKey
+    : HttpClientRequest.post(`${endpoints.anthropicBaseUrl.replace(/\/+$/, "")}/v1/messages`).pipe(
+        HttpClientRequest.setHeaders({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+        HttpClientRequest.bodyJsonUnsafe({
+          model: model.model,
+          max_tokens: 1024,
+          system,
+          messages: [{ role: "user", content: prompt(request) }]
+        })
+      )
+
+/**
+ * A cloud model (OpenAI chat completions or Anthropic messages) as an answer model: it answers
+ * from the retrieved memories with `[n]` citations, and the markers in its answer are checked
+ * against the memories it was given; only those that exist become citations. Calls go through the
+ * `HttpClient` it is built with, retried on transient failures (429, 5xx, a lost connection) and
+ * cut off after `timeoutMs`. The caller's key is sent to the provider only, and cut out of any
+ * message the provider answers with, so it is never echoed or logged.
+ */
+export const make = (model: CloudModel, endpoints: CloudEndpoints) =>
+  Effect.gen(function* () {
+    const http = (yield* HttpClient.HttpClient).pipe(HttpClient.retryTransient({ times: 2 }))
+    const timeoutMs = endpoints.timeoutMs ?? 60_000
+
+    const call = (request: AnswerRequest, key: string) =>
+      Effect.gen(function* () {
+        const response = yield* http.execute(providerRequest(model, endpoints, request, key))
+        const text = yield* response.text
+        if (response.status >= 300) {
+          const message = providerMessage(text)?.replaceAll(key, "[provider_key]")
+          return yield* failure(
+            model.id,
+            "ProviderFailed",
+            `${model.provider} answered ${response.status}${message ? `: ${message}` : ""}`
           )
-        : yield* post(
-            model,
-            `${endpoints.anthropicBaseUrl.replace(/\/+$/, "")}/v1/messages`,
-            { "x-api-key": request.providerKey, "anthropic-version": "2023-06-01" },
-            {
-              model: model.model,
-              max_tokens: 1024,
-              system,
-              messages: [{ role: "user", content: prompt(request) }]
-            },
-            timeout,
-            request.providerKey
+        }
+        return yield* Effect.try({
+          try: () => JSON.parse(text) as unknown,
+          catch: (cause) => failure(model.id, "InvalidResponse", `${model.provider} answered with no JSON`, cause)
+        })
+      }).pipe(
+        Effect.catchTag("HttpClientError", (cause) =>
+          Effect.fail(
+            failure(model.id, "ProviderFailed", `could not reach ${model.provider}: ${cause.reason._tag}`, cause)
           )
-    const text = completionText(model, json)?.trim()
-    if (!text) return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
-    const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
-    const citations: Array<Citation> = request.contexts
-      .filter((c) => cited.has(c.index))
-      .map((c) => citationOf(c, clipText(c.content, 240)))
-    // Markers that point at no retrieved memory are removed rather than passed on.
-    const checked = text.replace(/\[(\d+)\]/g, (marker, n) =>
-      citations.some((c) => c.index === Number(n)) ? marker : ""
-    )
-    const confidence =
-      citations.length === 0
-        ? 0
-        : citations.reduce((s, c) => s + Math.max(0, c.similarity), 0) / citations.length
-    return {
-      answer: checked.replace(/\s{2,}/g, " ").trim(),
-      citations,
-      confidence: Math.round(confidence * 1e4) / 1e4,
-      method: "generative",
-      question_type: questionType(request.question)
-    } satisfies Answer
+        ),
+        Effect.timeoutOrElse({
+          duration: timeoutMs,
+          orElse: () =>
+            Effect.fail(
+              failure(model.id, "ProviderFailed", `${model.provider} did not answer within ${timeoutMs / 1000} s`)
+            )
+        })
+      )
+
+    const answer = (request: AnswerRequest) =>
+      Effect.gen(function* () {
+        if (!request.providerKey) {
+          return yield* failure(model.id, "MissingKey", `${model.id} needs your ${model.provider} key in provider_key`)
+        }
+        const json = yield* call(request, request.providerKey)
+        const text = completionText(model, json)?.trim()
+        if (!text) return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
+        const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
+        const citations: Array<Citation> = request.contexts
+          .filter((c) => cited.has(c.index))
+          .map((c) => citationOf(c, clipText(c.content, 240)))
+        // Markers that point at no retrieved memory are removed rather than passed on.
+        const checked = text.replace(/\[(\d+)\]/g, (marker, n) =>
+          citations.some((c) => c.index === Number(n)) ? marker : ""
+        )
+        const confidence =
+          citations.length === 0
+            ? 0
+            : citations.reduce((s, c) => s + Math.max(0, c.similarity), 0) / citations.length
+        return {
+          answer: checked.replace(/\s{2,}/g, " ").trim(),
+          citations,
+          confidence: Math.round(confidence * 1e4) / 1e4,
+          method: "generative",
+          question_type: questionType(request.question)
+        } satisfies Answer
+      }).pipe(Effect.withSpan(`AnswerModel.${model.id}`))
+
+    return { id: model.id, kind: "cloud", answer } satisfies AnswerModelShape
   })

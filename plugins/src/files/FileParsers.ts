@@ -187,5 +187,5 @@ export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserErro
           })
   })
 
-/** The FileParser port filled by the parsers above. */
+/** The FileParser port filled by the parsers above (the default ones). */
 export const layer = Layer.succeed(FileParser)({ parse })

@@ -1,58 +1,23 @@
 import {
   type CaptureReceipt,
-  contentHash,
   Embedder,
   type IdempotentWrite,
   idempotencyKeyHours,
   Ledger,
-  type MemoryProof,
   MemoryStore,
+  type MemoryStoreShape,
+  makeMemoryStore,
   recordHash,
-  type StoredMemory,
   StoreError,
-  semanticHash,
   type Umo
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
-import { isoUtc, readSnapshot, storeError, transaction } from "./SqlFailure.js"
+import { storeError, transaction } from "./SqlFailure.js"
 import { lockChainHead } from "./SqlLedger.js"
-import { makeSearch, vectorText } from "./SqlSearch.js"
+import { chunksOf, type MemoryRow, memoryColumns as columnsOf, toStored, vectorText } from "./SqlMemoryRows.js"
 import * as TableStatistics from "./TableStatistics.js"
-
-interface MemoryRow {
-  readonly account_id: string
-  readonly umo_id: string
-  readonly content: string
-  readonly summary: string
-  readonly entities: string
-  readonly svo_triples: string
-  readonly topics: string
-  readonly tone: string
-  readonly language: string
-  readonly quality_score: number
-  readonly source: string | null
-  readonly timestamp: string
-  readonly created_at: string
-  readonly pipeline: string
-  readonly extensions: string
-  readonly content_hash: string
-  readonly semantic_hash: string
-  readonly record_hash: string
-  readonly embedding_model: string
-}
-
-const toStored = (row: MemoryRow): StoredMemory => ({
-  ...row,
-  quality_score: Number(row.quality_score),
-  entities: JSON.parse(row.entities),
-  svo_triples: JSON.parse(row.svo_triples),
-  topics: JSON.parse(row.topics),
-  tone: JSON.parse(row.tone),
-  pipeline: JSON.parse(row.pipeline),
-  extensions: JSON.parse(row.extensions)
-})
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -62,24 +27,7 @@ export const make = Effect.gen(function* () {
   const dims = pinned.dimensions
   const statistics = yield* TableStatistics.make(sql, yield* Effect.scope)
 
-  const memoryColumns = sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
-    entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
-    language, quality_score, source, ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
-    pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model`)
-
-  const chunksOf = (accountId: string, umoId: string) =>
-    Effect.map(
-      sql<{ chunk_index: number; start_offset: number; end_offset: number; embedding: string }>`
-        SELECT chunk_index, start_offset, end_offset, embedding::text AS embedding FROM memory_chunks
-        WHERE account_id = ${accountId} AND umo_id = ${umoId} ORDER BY chunk_index`,
-      (rows) =>
-        rows.map((r) => ({
-          index: r.chunk_index,
-          start: r.start_offset,
-          end: r.end_offset,
-          vector: JSON.parse(r.embedding) as Array<number>
-        }))
-    )
+  const memoryColumns = columnsOf(sql)
 
   const memoryRow = (accountId: string, umo: Umo, record_hash: string) => ({
     account_id: accountId,
@@ -227,23 +175,11 @@ export const make = Effect.gen(function* () {
   const insert = (accountId: string, umo: Umo) =>
     Effect.map(insertMany(accountId, [umo]), (receipts) => receipts[0]!)
 
-  const { searchVector, searchText, neighbours } = makeSearch(sql, dims)
-
-  const getMany: MemoryStore["Service"]["getMany"] = (accountId, umoIds) =>
+  const getMany: MemoryStoreShape["getMany"] = (accountId, umoIds) =>
     umoIds.length === 0
       ? Effect.succeed([])
       : sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
           Effect.map((rows) => rows.map(toStored)),
-          Effect.mapError(storeError("could not read memories"))
-        )
-
-  const rankingFacts: MemoryStore["Service"]["rankingFacts"] = (accountId, umoIds) =>
-    umoIds.length === 0
-      ? Effect.succeed([])
-      : sql<{ umo_id: string; timestamp: string; entities: string }>`
-          SELECT umo_id::text AS umo_id, ${sql.unsafe(isoUtc("content_time"))} AS timestamp, entities::text AS entities
-          FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
-          Effect.map((rows) => rows.map((r) => ({ ...r, entities: JSON.parse(r.entities) }))),
           Effect.mapError(storeError("could not read memories"))
         )
 
@@ -253,7 +189,7 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not read the memory"))
     )
 
-  const list: MemoryStore["Service"]["list"] = (accountId, options) =>
+  const list: MemoryStoreShape["list"] = (accountId, options) =>
     Effect.gen(function* () {
       const bySource = options.source === undefined ? sql`` : sql`AND source = ${options.source}`
       const [count] = yield* sql<{ total: number }>`
@@ -289,66 +225,13 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not delete the memory"))
     )
 
-  // The memory, its vectors and its chain segment are read in one snapshot.
-  const proof = (accountId: string, umoId: string) =>
-    readSnapshot(
-      sql,
-      Effect.gen(function* () {
-        const stored = yield* get(accountId, umoId)
-        if (Option.isNone(stored)) return Option.none<MemoryProof>()
-        const memory = stored.value
-        const chunks = yield* chunksOf(accountId, umoId).pipe(
-          Effect.mapError(storeError("could not read vectors"))
-        )
-        const check = yield* ledger
-          .check(accountId, umoId, "capture")
-          .pipe(Effect.mapError(storeError("could not read the ledger")))
-        const recomputed = {
-          content_hash: contentHash(memory.content),
-          semantic_hash: semanticHash(memory),
-          record_hash: recordHash({ ...memory, embedding_model: memory.embedding_model, chunks })
-        }
-        const entry = Option.getOrNull(Option.map(check, (c) => c.entry))
-        const matches = (field: keyof typeof recomputed) =>
-          recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
-        const chainValid = Option.match(check, { onNone: () => false, onSome: (c) => c.chain_valid })
-        const entryValid = Option.match(check, { onNone: () => false, onSome: (c) => c.entry_valid })
-        return Option.some({
-          valid: entryValid && matches("content_hash") && matches("semantic_hash") && matches("record_hash"),
-          hash_chain_valid: chainValid,
-          chain_tampered: !chainValid,
-          first_published: entry?.recorded_at ?? memory.created_at,
-          source: memory.source,
-          content_hash: memory.content_hash,
-          semantic_hash: memory.semantic_hash,
-          entry,
-          signing_key: Option.match(check, { onNone: () => null, onSome: (c) => c.signing_key }),
-          rotations: Option.match(check, { onNone: () => [], onSome: (c) => c.rotations })
-        } satisfies MemoryProof)
-      })
-    ).pipe(Effect.mapError(storeError("could not prove the memory")))
-
   const vectors = (accountId: string, umoId: string) =>
-    chunksOf(accountId, umoId).pipe(
+    chunksOf(sql, accountId, umoId).pipe(
       Effect.map((chunks) => chunks.map((c) => c.vector)),
       Effect.mapError(storeError("could not read vectors"))
     )
 
-  return MemoryStore.of({
-    insert,
-    insertMany,
-    idempotentAnswer,
-    get,
-    getMany,
-    rankingFacts,
-    vectors,
-    list,
-    remove,
-    searchVector,
-    searchText,
-    neighbours,
-    proof
-  })
+  return makeMemoryStore({ insert, insertMany, idempotentAnswer, get, getMany, vectors, list, remove })
 })
 
 /** The MemoryStore port on an Effect SqlClient; needs the Ledger and the Embedder it pins. */

@@ -4,11 +4,14 @@ import type { SqlClient } from "effect/sql"
 import type { SigningKey } from "./SigningKey.js"
 import * as SqlAccountStore from "./SqlAccountStore.js"
 import * as SqlLedger from "./SqlLedger.js"
+import * as SqlMemoryProvenance from "./SqlMemoryProvenance.js"
+import * as SqlMemorySearch from "./SqlMemorySearch.js"
 import * as SqlMemoryStore from "./SqlMemoryStore.js"
 
 /**
  * The whole storage stack from its parts: a (migrated) database, the signing key and the embedder
- * the store is pinned to. Provides MemoryStore, AccountStore and Ledger, and passes the parts on.
+ * the store is pinned to. Provides MemoryStore, MemorySearch, MemoryProvenance, AccountStore and
+ * Ledger, and passes the parts on.
  */
 export const layer = <E1, E2, E3>(parts: {
   readonly database: Layer.Layer<SqlClient.SqlClient, E1>
@@ -16,7 +19,7 @@ export const layer = <E1, E2, E3>(parts: {
   readonly embedder: Layer.Layer<Embedder, E3>
   readonly ledger?: SqlLedger.SqlLedgerOptions
 }) =>
-  Layer.mergeAll(SqlMemoryStore.layer, SqlAccountStore.layer).pipe(
+  Layer.mergeAll(SqlMemoryStore.layer, SqlMemorySearch.layer, SqlMemoryProvenance.layer, SqlAccountStore.layer).pipe(
     Layer.provideMerge(SqlLedger.layer(parts.ledger)),
     Layer.provideMerge(parts.signingKey),
     Layer.provideMerge(parts.embedder),

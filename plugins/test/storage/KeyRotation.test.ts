@@ -3,6 +3,7 @@ import { it } from "@effect/vitest"
 import {
   AccountStore,
   Ledger,
+  MemoryProvenance,
   MemoryStore,
   StoreError,
   type Umo,
@@ -19,7 +20,7 @@ import { describe, expect } from "vitest"
 import { capturedPool, recapture, TestEmbedder } from "./fixtures.js"
 import { scratchDatabase } from "./ScratchDatabase.js"
 
-type Stack = MemoryStore | Ledger | AccountStore
+type Stack = MemoryStore | MemoryProvenance | Ledger | AccountStore
 
 const newPem = () =>
   generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
@@ -151,7 +152,7 @@ const rotationSuite = <E>(name: string, database: Layer.Layer<SqlClient.SqlClien
                         } else if (step.op === "proof" && live.length > 0) {
                           const umoId = live[step.pick % live.length]!
                           expect(
-                            isSound(yield* p.run(Effect.flatMap(MemoryStore, (s) => s.proof(account, umoId))))
+                            isSound(yield* p.run(Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umoId))))
                           ).toBe(true)
                         } else if (step.op === "rotate") {
                           const next = newPem()
@@ -174,7 +175,7 @@ const rotationSuite = <E>(name: string, database: Layer.Layer<SqlClient.SqlClien
                       for (const p of processes) {
                         for (const umoId of live) {
                           const proof = yield* p.run(
-                            Effect.flatMap(MemoryStore, (s) => s.proof(account, umoId))
+                            Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umoId))
                           )
                           expect(isSound(proof)).toBe(true)
                           // Offline, from the first key ever pinned, following the rotations the proof carries.
@@ -241,7 +242,7 @@ const rotationSuite = <E>(name: string, database: Layer.Layer<SqlClient.SqlClien
           yield* fresh.run(Effect.flatMap(MemoryStore, (s) => s.insert(account, recapture(pool[0]!))))
           for (const umoId of stored) {
             expect(
-              isSound(yield* fresh.run(Effect.flatMap(MemoryStore, (s) => s.proof(account, umoId))))
+              isSound(yield* fresh.run(Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umoId))))
             ).toBe(true)
           }
           expect(yield* fresh.run(Effect.flatMap(Ledger, (l) => l.audit(account)))).toEqual({
@@ -275,7 +276,7 @@ const rotationSuite = <E>(name: string, database: Layer.Layer<SqlClient.SqlClien
           const umo = recapture(pool[1]!)
           yield* p.run(Effect.flatMap(MemoryStore, (s) => s.insert(account, umo)))
           const sound = () =>
-            Effect.map(p.run(Effect.flatMap(MemoryStore, (s) => s.proof(account, umo.umo_id))), isSound)
+            Effect.map(p.run(Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umo.umo_id))), isSound)
           const audited = () =>
             Effect.map(p.run(Effect.flatMap(Ledger, (l) => l.audit(account))), (a) => a.valid)
           expect(yield* sound()).toBe(true)

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AccountStore, Embedder, MemoryStore, makeEmbedder, StoreError } from "@umo/core"
+import { AccountStore, Embedder, MemoryProvenance, MemoryStore, makeEmbedder, StoreError } from "@umo/core"
 import { Database, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -36,9 +36,9 @@ describe("a PGlite data directory", () => {
     const reopened = await Effect.runPromise(
       Effect.gen(function* () {
         const accounts = yield* AccountStore
-        const store = yield* MemoryStore
+        const provenance = yield* MemoryProvenance
         const key = yield* accounts.findByKeyHash("f".repeat(64))
-        const proof = yield* store.proof(first.account, first.umoId)
+        const proof = yield* provenance.proof(first.account, first.umoId)
         return { key, proof }
       }).pipe(Effect.provide(onDisk(TestEmbedder)))
     )

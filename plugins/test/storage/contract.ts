@@ -1,14 +1,24 @@
 import { it } from "@effect/vitest"
-import { AccountStore, Ledger, MemoryStore, sha256Hex, type Umo, verifyEntry, verifyReceipt } from "@umo/core"
+import {
+  AccountStore,
+  Ledger,
+  MemoryProvenance,
+  MemorySearch,
+  MemoryStore,
+  sha256Hex,
+  type Umo,
+  verifyEntry,
+  verifyReceipt
+} from "@umo/core"
 import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
-import { makeSearch } from "../../src/storage/SqlSearch.js"
+import { makeSearch } from "../../src/storage/SqlMemorySearch.js"
 import { capturedPool, pipeline, recapture, TestEmbedder } from "./fixtures.js"
 import { tamperCases } from "./tamper.js"
 
-type Services = MemoryStore | Ledger | AccountStore | SqlClient.SqlClient
+type Services = MemoryStore | MemorySearch | MemoryProvenance | Ledger | AccountStore | SqlClient.SqlClient
 
 const newAccount = Effect.fn(function* (prefix: string) {
   const accounts = yield* AccountStore
@@ -114,23 +124,26 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
       it.effect("keeps accounts apart in every call that takes an id", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const search = yield* MemorySearch
+          const provenance = yield* MemoryProvenance
           const [alice, bob] = [yield* newAccount("alice"), yield* newAccount("bob")]
           const secret = umo(1)
           yield* store.insert(alice, secret)
           expect(Option.isNone(yield* store.get(bob, secret.umo_id))).toBe(true)
-          expect(Option.isNone(yield* store.proof(bob, secret.umo_id))).toBe(true)
+          expect(Option.isNone(yield* provenance.proof(bob, secret.umo_id))).toBe(true)
           expect(Option.isNone(yield* store.remove(bob, secret.umo_id))).toBe(true)
           expect((yield* store.list(bob, { limit: 100, offset: 0 })).total).toBe(0)
           const q = secret.embedding.chunks[0]!.vector
-          expect(yield* store.searchVector(bob, q, { limit: 5 })).toEqual([])
-          expect(yield* store.searchText(bob, "support group", { limit: 5 })).toEqual([])
-          expect(isSound(yield* store.proof(alice, secret.umo_id))).toBe(true)
+          expect(yield* search.searchVector(bob, q, { limit: 5 })).toEqual([])
+          expect(yield* search.searchText(bob, "support group", { limit: 5 })).toEqual([])
+          expect(isSound(yield* provenance.proof(alice, secret.umo_id))).toBe(true)
         })
       )
 
       it.effect("deletes content and vectors, chains a tombstone and signs a receipt", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const provenance = yield* MemoryProvenance
           const ledger = yield* Ledger
           const sql = yield* SqlClient.SqlClient
           const account = yield* newAccount("forget")
@@ -144,13 +157,13 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           expect(claims.entry).toMatchObject({ kind: "delete", seq: 3, content_hash: doomed.content_hash })
           expect(claims.deleted_at).toBe(receipt.deleted_at)
           expect(Option.isNone(yield* store.get(account, doomed.umo_id))).toBe(true)
-          expect(Option.isNone(yield* store.proof(account, doomed.umo_id))).toBe(true)
+          expect(Option.isNone(yield* provenance.proof(account, doomed.umo_id))).toBe(true)
           expect(Option.isNone(yield* store.remove(account, doomed.umo_id))).toBe(true)
           const leftovers = yield* sql<{ n: number }>`
             SELECT (SELECT count(*) FROM memory_chunks WHERE account_id = ${account} AND umo_id = ${doomed.umo_id})
                  + (SELECT count(*) FROM memories WHERE account_id = ${account} AND umo_id = ${doomed.umo_id}) AS n`
           expect(Number(leftovers[0]!.n)).toBe(0)
-          expect(isSound(yield* store.proof(account, kept.umo_id))).toBe(true)
+          expect(isSound(yield* provenance.proof(account, kept.umo_id))).toBe(true)
           expect(yield* ledger.audit(account)).toEqual({ entries: 3, valid: true })
           const tampered = `${receipt.receipt.slice(0, -4)}AAAA`
           const rejected = yield* Effect.promise(() =>
@@ -166,11 +179,12 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
       it.effect("proves a memory, and the proof's entry verifies offline", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const provenance = yield* MemoryProvenance
           const ledger = yield* Ledger
           const account = yield* newAccount("proof")
           const u = umo(3)
           yield* store.insert(account, u)
-          const proof = Option.getOrThrow(yield* store.proof(account, u.umo_id))
+          const proof = Option.getOrThrow(yield* provenance.proof(account, u.umo_id))
           expect(proof).toMatchObject({
             valid: true,
             hash_chain_valid: true,
@@ -201,23 +215,24 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
       it.effect("finds candidates by vector and by text, within the account and source", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const search = yield* MemorySearch
           const account = yield* newAccount("search")
           const all = pool.map((_, i) => umo(i))
           for (const u of all) yield* store.insert(account, u)
           const target = all[4]!
-          const byVector = yield* store.searchVector(account, target.embedding.chunks[0]!.vector, {
+          const byVector = yield* search.searchVector(account, target.embedding.chunks[0]!.vector, {
             limit: 3
           })
           expect(byVector[0]).toEqual({ umo_id: target.umo_id, score: expect.closeTo(1, 5) })
           expect(new Set(byVector.map((c) => c.umo_id)).size).toBe(byVector.length)
           const long = all[7]!
-          const byChunk = yield* store.searchVector(account, long.embedding.chunks[1]!.vector, { limit: 1 })
+          const byChunk = yield* search.searchVector(account, long.embedding.chunks[1]!.vector, { limit: 1 })
           expect(byChunk[0]?.umo_id).toBe(long.umo_id)
-          const byText = yield* store.searchText(account, "recalled cars software", { limit: 5 })
+          const byText = yield* search.searchText(account, "recalled cars software", { limit: 5 })
           expect(byText[0]?.umo_id).toBe(target.umo_id)
-          const anyTerm = yield* store.searchText(account, "Austen zebra", { limit: 5 })
+          const anyTerm = yield* search.searchText(account, "Austen zebra", { limit: 5 })
           expect(anyTerm.map((c) => c.umo_id)).toEqual([all[5]!.umo_id])
-          const inChat = yield* store.searchVector(account, target.embedding.chunks[0]!.vector, {
+          const inChat = yield* search.searchVector(account, target.embedding.chunks[0]!.vector, {
             limit: 10,
             source: "chat"
           })
@@ -230,30 +245,31 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         () =>
           Effect.gen(function* () {
             const store = yield* MemoryStore
+            const search = yield* MemorySearch
             const account = yield* newAccount("ranking")
             const all = pool.map((_, i) => umo(i))
             for (const u of all) yield* store.insert(account, u)
             const id = (i: number) => all[i]!.umo_id
             // "million" is in two memories, "Austen" in one: the rarer word weighs more.
-            const byText = yield* store.searchText(account, "Austen million", { limit: 5 })
+            const byText = yield* search.searchText(account, "Austen million", { limit: 5 })
             expect(byText.map((c) => c.umo_id)).toEqual([
               id(5),
               ...[id(3), id(4)].filter((x) => byText.some((c) => c.umo_id === x))
             ])
             expect(byText.length).toBe(3)
-            const onlyTwo = yield* store.searchText(account, "Austen million", {
+            const onlyTwo = yield* search.searchText(account, "Austen million", {
               limit: 5,
               ids: [id(3), id(6)]
             })
             expect(onlyTwo.map((c) => c.umo_id)).toEqual([id(3)])
-            const exact = yield* store.searchVector(account, all[4]!.embedding.chunks[0]!.vector, {
+            const exact = yield* search.searchVector(account, all[4]!.embedding.chunks[0]!.vector, {
               limit: 5,
               ids: [id(0), id(4)]
             })
             expect(exact.map((c) => c.umo_id)).toEqual([id(4), id(0)])
             expect(exact[0]!.score).toBeCloseTo(1, 5)
             expect(
-              yield* store.searchVector(account, all[4]!.embedding.chunks[0]!.vector, { limit: 5, ids: [] })
+              yield* search.searchVector(account, all[4]!.embedding.chunks[0]!.vector, { limit: 5, ids: [] })
             ).toEqual([])
 
             // With room for one memory, only the rarer "Austen" finds candidates; "million" (two
@@ -271,16 +287,16 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             const many = yield* store.getMany(account, [id(1), id(2), crypto.randomUUID()])
             expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
             expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
-            const facts = yield* store.rankingFacts(account, [id(1), id(2), crypto.randomUUID()])
+            const facts = yield* search.rankingFacts(account, [id(1), id(2), crypto.randomUUID()])
             expect([...facts].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
               [...many]
                 .sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
                 .map((m) => ({ umo_id: m.umo_id, timestamp: m.timestamp, entities: m.entities }))
             )
-            expect(yield* store.rankingFacts(yield* newAccount("other"), [id(1)])).toEqual([])
+            expect(yield* search.rankingFacts(yield* newAccount("other"), [id(1)])).toEqual([])
 
             // Sources alternate (notes, chat, …): each memory's neighbours are the adjacent ones of its source.
-            const around = yield* store.neighbours(account, [id(0), id(2), id(3), id(6)])
+            const around = yield* search.neighbours(account, [id(0), id(2), id(3), id(6)])
             const of = (i: number) => around.find((n) => n.umo_id === id(i))
             expect(of(0)).toEqual({ umo_id: id(0), previous: null, next: id(2) })
             expect(of(2)).toEqual({ umo_id: id(2), previous: id(0), next: id(4) })
@@ -336,6 +352,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
       it.effect("stores a batch whole or not at all, with its idempotent answer", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const provenance = yield* MemoryProvenance
           const ledger = yield* Ledger
           const account = yield* newAccount("batch")
           const batch = Array.from({ length: 5 }, (_, i) => umo(i))
@@ -363,7 +380,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           )
           expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(5)
           expect(yield* ledger.audit(account)).toEqual({ entries: 5, valid: true })
-          for (const r of receipts) expect(isSound(yield* store.proof(account, r.entry.umo_id))).toBe(true)
+          for (const r of receipts) expect(isSound(yield* provenance.proof(account, r.entry.umo_id))).toBe(true)
         })
       )
 
@@ -417,6 +434,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
       it.effect("answers only valid proofs and audits while captures append to the chain", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
+          const provenance = yield* MemoryProvenance
           const ledger = yield* Ledger
           const account = yield* newAccount("snapshot")
           const settled = Array.from({ length: 10 }, (_, i) => umo(i))
@@ -428,7 +446,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
               ? Effect.as(store.insert(account, umo(i)), true)
               : i % 37 === 1
                 ? Effect.map(ledger.audit(account), (a) => a.valid)
-                : Effect.map(store.proof(account, settled[settled.length - 1 - (i % 3)]!.umo_id), isSound)
+                : Effect.map(provenance.proof(account, settled[settled.length - 1 - (i % 3)]!.umo_id), isSound)
           )
           const verdicts = yield* Effect.forEach(ops, (op) => op, { concurrency: 8 })
           expect(verdicts.filter((ok) => !ok)).toHaveLength(0)
@@ -447,6 +465,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           (ops) =>
             Effect.gen(function* () {
               const store = yield* MemoryStore
+              const provenance = yield* MemoryProvenance
               const ledger = yield* Ledger
               const accounts = [yield* newAccount("p"), yield* newAccount("p"), yield* newAccount("p")]
               const live: Array<Array<string>> = [[], [], []]
@@ -468,7 +487,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
                 yield* expectSearchStatsRecounted(account)
                 expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(live[i]!.length)
                 for (const umoId of live[i]!) {
-                  const proof = yield* store.proof(account, umoId)
+                  const proof = yield* provenance.proof(account, umoId)
                   expect(isSound(proof)).toBe(true)
                   expect(verifyEntry(Option.getOrThrow(proof).entry!, ledger.publicKeyJwk)).toBe(true)
                 }

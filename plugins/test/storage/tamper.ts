@@ -1,12 +1,12 @@
 import type { Vitest } from "@effect/vitest"
-import { AccountStore, Ledger, MemoryStore, type Umo } from "@umo/core"
+import { AccountStore, Ledger, MemoryProvenance, MemoryStore, type Umo } from "@umo/core"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { expect } from "vitest"
 import { recapture } from "./fixtures.js"
 
-type Services = MemoryStore | Ledger | AccountStore | SqlClient.SqlClient
+type Services = MemoryStore | MemoryProvenance | Ledger | AccountStore | SqlClient.SqlClient
 
 type Table = "memories" | "memory_chunks" | "ledger_entries" | "ledger_checkpoints"
 
@@ -98,6 +98,7 @@ interface Scenario {
 const tamperAndDetect = (mutation: Mutation, scenario: Scenario, pool: ReadonlyArray<Umo>) =>
   Effect.gen(function* () {
     const store = yield* MemoryStore
+    const provenance = yield* MemoryProvenance
     const ledger = yield* Ledger
     const accounts = yield* AccountStore
     const sql = yield* SqlClient.SqlClient
@@ -127,7 +128,7 @@ const tamperAndDetect = (mutation: Mutation, scenario: Scenario, pool: ReadonlyA
     if (mutation.table === "memories" || mutation.table === "memory_chunks") {
       const owner = key.split("/")[0]!
       expect(
-        isSound(yield* store.proof(victim, owner)),
+        isSound(yield* provenance.proof(victim, owner)),
         `${mutation.table}.${mutation.column} undetected`
       ).toBe(false)
     } else {
@@ -142,13 +143,13 @@ const tamperAndDetect = (mutation: Mutation, scenario: Scenario, pool: ReadonlyA
         const original = mutation.column === "umo_id" || mutation.column === "kind" ? undefined : entry
         if (original && live.includes(original.umo_id) && original.kind === "capture") {
           expect(
-            isSound(yield* store.proof(victim, original.umo_id)),
+            isSound(yield* provenance.proof(victim, original.umo_id)),
             `${mutation.column} of a capture entry undetected`
           ).toBe(false)
         }
       }
     }
-    expect(isSound(yield* store.proof(bystander, bystanderUmo.umo_id))).toBe(true)
+    expect(isSound(yield* provenance.proof(bystander, bystanderUmo.umo_id))).toBe(true)
     return true
   })
 

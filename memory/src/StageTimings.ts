@@ -11,7 +11,7 @@ export interface StageTiming {
  * header (W3C Server Timing) so a client or benchmark can see where a request's time went. The
  * request middleware provides a fresh list per request; outside a request nothing is recorded.
  */
-export const StageTimings = Context.Reference<Array<StageTiming> | undefined>("@umo/server/StageTimings", {
+export const StageTimings = Context.Reference<Array<StageTiming> | undefined>("@umo/memory/StageTimings", {
   defaultValue: () => undefined
 })
 

@@ -1,7 +1,17 @@
-import type { Candidate, MemoryStoreShape, Neighbours, SearchOptions } from "@umo/core"
-import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
-import { storeError, transaction } from "./SqlFailure.js"
+import {
+  type Candidate,
+  Embedder,
+  MemorySearch,
+  type MemorySearchShape,
+  makeMemorySearch,
+  type Neighbours,
+  type SearchOptions
+} from "@umo/core"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { pinEmbedder } from "./EmbedderPin.js"
+import { isoUtc, storeError, transaction } from "./SqlFailure.js"
+import { vectorText } from "./SqlMemoryRows.js"
 
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
 const k1 = 1.2
@@ -12,16 +22,13 @@ const b = 0.75
  */
 const defaultCandidateBudget = 1_000
 
-/** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */
-export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
-
 /** Rows of a search query as candidates (drivers may return numeric scores as strings). */
 const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
   rows.map((r) => ({ umo_id: r.umo_id, score: Number(r.score) }))
 
 /**
- * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, and the
- * memories next to a memory in its source's timeline.
+ * The search queries of the SQL store: nearest chunks, BM25 over the stored tsvector, the
+ * memories next to a memory in its source's timeline, and what ranking reads of candidates.
  */
 export const makeSearch = (
   sql: SqlClient.SqlClient,
@@ -31,7 +38,7 @@ export const makeSearch = (
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
 
-  const searchVector: MemoryStoreShape["searchVector"] = (accountId, vector, options) => {
+  const searchVector: MemorySearchShape["searchVector"] = (accountId, vector, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const q = vectorText(vector)
     const bySource =
@@ -78,7 +85,7 @@ export const makeSearch = (
    * every term is that common finds no text candidates; the vector search still finds them,
    * and Recall scores them here by id.
    */
-  const searchText: MemoryStoreShape["searchText"] = (accountId, query, options) => {
+  const searchText: MemorySearchShape["searchText"] = (accountId, query, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const bySource = options.source === undefined ? sql`` : sql`AND m.source = ${options.source}`
     // Candidates hold one of the rarest terms (found through the GIN index). Given ids, the
@@ -116,7 +123,7 @@ export const makeSearch = (
   }
 
   /** For each memory, the one captured just before and just after it with the same source. */
-  const neighbours: MemoryStoreShape["neighbours"] = (accountId, umoIds) => {
+  const neighbours: MemorySearchShape["neighbours"] = (accountId, umoIds) => {
     if (umoIds.length === 0) return Effect.succeed([])
     const step = (direction: "<" | ">") =>
       sql.unsafe(`(SELECT p.umo_id::text FROM memories p
@@ -131,5 +138,24 @@ export const makeSearch = (
     )
   }
 
-  return { searchVector, searchText, neighbours }
+  const rankingFacts: MemorySearchShape["rankingFacts"] = (accountId, umoIds) =>
+    umoIds.length === 0
+      ? Effect.succeed([])
+      : sql<{ umo_id: string; timestamp: string; entities: string }>`
+          SELECT umo_id::text AS umo_id, ${sql.unsafe(isoUtc("content_time"))} AS timestamp, entities::text AS entities
+          FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ ...r, entities: JSON.parse(r.entities) }))),
+          Effect.mapError(storeError("could not read memories"))
+        )
+
+  return makeMemorySearch({ searchVector, searchText, neighbours, rankingFacts })
 }
+
+/** The MemorySearch port on an Effect SqlClient, for the dimension of the embedder the store is pinned to. */
+export const layer = Layer.effect(
+  MemorySearch,
+  Effect.gen(function* () {
+    const pinned = yield* pinEmbedder((yield* Embedder).model)
+    return makeSearch(yield* SqlClient.SqlClient, pinned.dimensions)
+  })
+)

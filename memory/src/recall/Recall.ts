@@ -1,9 +1,9 @@
-import { Embedder, MemoryStore, type StoredMemory } from "@umo/core"
+import { Embedder, MemorySearch, MemoryStore, type StoredMemory } from "@umo/core"
 import { findEntities } from "@umo/plugins/nlp"
-import { Context, Effect, Layer } from "effect"
-import { storeFailure } from "./Memories.js"
+import { Clock, Effect } from "effect"
+import { storeFailure } from "../Errors.js"
+import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
-import { timed } from "./StageTimings.js"
 
 export interface Hit {
   readonly memory: StoredMemory
@@ -20,6 +20,9 @@ export interface SearchOptions {
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6
 
+/** Most matches a search counts (DESIGN.md: `total_count` is capped at 1,000). */
+export const countLimit = 1_000
+
 /**
  * Finds an account's memories for a query. Candidates come from the vector index (nearest
  * chunks) and from BM25 full text; with their neighbours in their sources' timelines they are
@@ -27,26 +30,27 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6
  */
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
+  const index = yield* MemorySearch
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
 
   const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
       const pool = Math.max(50, options.limit * 4)
-      const now = Date.now()
+      const now = yield* Clock.currentTimeMillis
       // Full text needs no vector: the database runs it while the model embeds the query, and
       // the query's entities are found while both are under way.
       const [[vector, byVector], byText, queryEntities] = yield* Effect.all(
         [
           Effect.flatMap(embedder.embed([query]).pipe(Effect.orDie, timed("embed")), ([vector]) =>
             Effect.map(
-              store
+              index
                 .searchVector(accountId, vector!, { limit: pool, source: options.source })
                 .pipe(timed("vector")),
               (found) => [vector!, found] as const
             )
           ),
-          store.searchText(accountId, query, { limit: pool, source: options.source }).pipe(timed("text")),
+          index.searchText(accountId, query, { limit: pool, source: options.source }).pipe(timed("text")),
           Effect.sync(
             () => new Set(findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text)))
           ).pipe(timed("entities"))
@@ -56,7 +60,7 @@ export const make = Effect.gen(function* () {
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
 
-      const around = weights.context > 0 ? yield* timed("context")(store.neighbours(accountId, found)) : []
+      const around = weights.context > 0 ? yield* timed("context")(index.neighbours(accountId, found)) : []
       const ids = [
         ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
       ]
@@ -65,9 +69,9 @@ export const make = Effect.gen(function* () {
       const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
       const [moreVector, moreText, facts] = yield* Effect.all(
         [
-          store.searchVector(accountId, vector, { limit: ids.length, ids: unscored(similarity) }),
-          store.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
-          store.rankingFacts(accountId, ids)
+          index.searchVector(accountId, vector, { limit: ids.length, ids: unscored(similarity) }),
+          index.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
+          index.rankingFacts(accountId, ids)
         ],
         { concurrency: "unbounded" }
       ).pipe(timed("rescore"))
@@ -107,12 +111,11 @@ export const make = Effect.gen(function* () {
           ? [{ memory, score: round(score), similarity: round(Math.max(0, similarity.get(id) ?? 0)) }]
           : []
       })
-      // `total` counts every memory scored for this query, for total_count and has_more.
-      return { hits, total: ranked.length }
+      // `total` counts every memory scored for this query (up to `countLimit`), for total_count and has_more.
+      return { hits, total: Math.min(ranked.length, countLimit) }
     }).pipe(Effect.catch(storeFailure))
   return { search }
 })
 
-export class Recall extends Context.Service<Recall, Effect.Success<typeof make>>()("@umo/server/Recall") {}
-
-export const layer = Layer.effect(Recall, make)
+/** Recall, made: `search`. */
+export type Recall = Effect.Success<typeof make>

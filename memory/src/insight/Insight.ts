@@ -1,6 +1,14 @@
-import { canonicalJson, Embedder, MemoryStore, makeDraft, qualityOf, type StoredMemory } from "@umo/core"
-import { Context, Effect, Layer } from "effect"
-import { Memories, storeFailure } from "./Memories.js"
+import {
+  canonicalJson,
+  Embedder,
+  MemoryStore,
+  makeDraft,
+  type Pipeline,
+  qualityOf,
+  type StoredMemory
+} from "@umo/core"
+import { Effect } from "effect"
+import { storeFailure } from "../Errors.js"
 
 const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
   let dot = 0
@@ -34,14 +42,30 @@ const round = (x: number) => Math.round(x * 1e4) / 1e4
 /** How much each signal counts in a match score. */
 export const matchWeights = { semantic: 0.6, entity: 0.2, topic: 0.1, triple: 0.1 } as const
 
+/** What a plugin's findings say, in a line: its top-level fields and how much each holds. */
+const describeExtension = (plugin: string, findings: unknown) => {
+  const measure = (value: unknown) =>
+    Array.isArray(value)
+      ? `${value.length} item${value.length === 1 ? "" : "s"}`
+      : typeof value === "object" && value !== null
+        ? `${Object.keys(value).length} field${Object.keys(value).length === 1 ? "" : "s"}`
+        : JSON.stringify(value).slice(0, 60)
+  const parts =
+    typeof findings === "object" && findings !== null && !Array.isArray(findings)
+      ? Object.entries(findings).map(([field, value]) => `${field} (${measure(value)})`)
+      : [measure(findings)]
+  return `Plugin ${plugin} found: ${parts.slice(0, 6).join(", ") || "nothing"}`
+}
+
 /**
  * Compares and explains memories: match scores from embedding similarity and shared entities,
- * topics and triples; plain-language explanations of what a capture extracted and why.
+ * topics and triples; plain-language explanations of what a capture extracted — custom plugins'
+ * findings too — and why, and whether this pipeline reproduces it.
  */
-export const make = Effect.gen(function* () {
+export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
+  Effect.gen(function* () {
   const store = yield* MemoryStore
   const embedder = yield* Embedder
-  const memories = yield* Memories
   const vectorsOf = (accountId: string, umoId: string) =>
     store.vectors(accountId, umoId).pipe(Effect.catch(storeFailure))
 
@@ -118,6 +142,7 @@ export const make = Effect.gen(function* () {
         )
       }
       if (m.topics.length > 0) reasons.push(`Topics: ${m.topics.map((t) => t.name).join(", ")}`)
+      for (const [plugin, findings] of Object.entries(m.extensions)) reasons.push(describeExtension(plugin, findings))
       reasons.push(`Tone: ${m.tone.label} (${m.tone.score})`)
       for (const f of quality.factors) {
         if (f.value >= 0.8) reasons.push(`Raised quality: ${f.note}`)
@@ -139,11 +164,11 @@ export const make = Effect.gen(function* () {
             : [])
         )
       }
-      const current = memories.pipeline.versions
+      const current = pipeline.versions
       // Compared canonically: the database returns JSON objects with their keys in its own order.
       const samePipeline = canonicalJson(current) === canonicalJson(m.pipeline)
       const reproduced = samePipeline
-        ? yield* memories.pipeline.reproduceSemanticHash(m).pipe(
+        ? yield* pipeline.reproduceSemanticHash(m).pipe(
             Effect.provideService(Embedder, embedder),
             Effect.map((hash) => hash === m.semantic_hash),
             Effect.orElseSucceed(() => false)
@@ -170,7 +195,3 @@ export const make = Effect.gen(function* () {
 
   return { match, explain }
 })
-
-export class Insight extends Context.Service<Insight, Effect.Success<typeof make>>()("@umo/server/Insight") {}
-
-export const layer = Layer.effect(Insight, make)

@@ -1,0 +1,73 @@
+import { Context, type Effect } from "effect"
+import type { Entity } from "../Umo.js"
+import type { StoreError } from "./MemoryStore.js"
+import { traced } from "./Traced.js"
+
+/** A search candidate with the raw signal that found it (cosine similarity or text rank). */
+export interface Candidate {
+  readonly umo_id: string
+  readonly score: number
+}
+
+export interface SearchOptions {
+  readonly limit: number
+  readonly source?: string | undefined
+  /** Score only these memories (exactly, without the index): how ranking scores neighbours. */
+  readonly ids?: ReadonlyArray<string> | undefined
+}
+
+/** The memories captured just before and after one, in its source's timeline (null at the ends). */
+export interface Neighbours {
+  readonly umo_id: string
+  readonly previous: string | null
+  readonly next: string | null
+}
+
+/** What ranking reads of a memory besides its scores: when it happened and what it names. */
+export interface RankingFacts {
+  readonly umo_id: string
+  readonly timestamp: string
+  readonly entities: ReadonlyArray<Entity>
+}
+
+/**
+ * Finds an account's memories: candidates by vector and by text, and what ranking reads of them.
+ * Every call is scoped to one account, and so are the statistics behind its scores.
+ */
+export interface MemorySearchShape {
+  /** Nearest memories by cosine similarity of their best chunk. */
+  readonly searchVector: (
+    accountId: string,
+    vector: ReadonlyArray<number>,
+    options: SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
+  /**
+   * Full-text candidates ranked by BM25 over the account's memories (English stemming, stop
+   * words dropped; any query term may match).
+   */
+  readonly searchText: (
+    accountId: string,
+    query: string,
+    options: SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
+  /**
+   * For each memory, its neighbours in its source's timeline: same source (or both none),
+   * ordered by content time, then id (capture order).
+   */
+  readonly neighbours: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Neighbours>, StoreError>
+  /** The memories among `umoIds` reduced to what ranking reads: cheaper for the hundreds it scores. */
+  readonly rankingFacts: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<RankingFacts>, StoreError>
+}
+
+export class MemorySearch extends Context.Service<MemorySearch, MemorySearchShape>()(
+  "@umo/core/MemorySearch"
+) {}
+
+/** The port from an implementation, each method traced (`MemorySearch.searchText`, …). */
+export const makeMemorySearch = (impl: MemorySearchShape): MemorySearchShape => traced("MemorySearch", impl)

@@ -1,0 +1,130 @@
+/**
+ * The memory service: everything UMO does with an account's memories, in-process. The reference
+ * server is its HTTP face (one call of this service per request), `openMemory` its Promise face.
+ *
+ * **Contract.**
+ *
+ * - *Scope.* Every call but `models` and `signingKeys` acts for the account in `MemoryAccount`
+ *   (provide it per request or once): no call reads, changes or deletes another account's
+ *   memories, and another account's id is as unknown as a missing one (`MemoryNotFound`).
+ * - *Input.* Calls take their requests as callers send them (`Requests.ts`) and check them against
+ *   the same schemas the HTTP API documents: a request that breaks a rule fails with
+ *   `InvalidRequest` naming the field and the rule, before anything is read or written. Text is
+ *   made storable (U+0000 dropped, lone surrogates replaced) once it has passed.
+ * - *Output.* Results are in the API's wire shape (`Results.ts`), so a result in-process and over
+ *   HTTP are the same object.
+ * - *Captures* (`capture`, `batch`, `upload`) run the configured plugins, then store each memory
+ *   with its signed chain entry in one transaction: a capture is whole or absent, never half
+ *   written. A batch's valid items are stored together or (the database failing) not at all; an
+ *   invalid item is reported in its result and does not stop the others. With an
+ *   `idempotencyKey`, a repeat of the same request returns the first answer and stores nothing;
+ *   the same key with another request fails with `InvalidRequest`. Keys last 24 hours.
+ * - *Failures.* The database out of reach (or this process's signing key retired by a rotation)
+ *   is `Unavailable`: nothing was done, retry. A cloud model's provider failing is
+ *   `ProviderFailed`. Anything else is a defect (a bug), never a typed error.
+ * - *Trust.* `proof` recomputes the memory's hashes from what is stored now and checks them
+ *   against its signed chain entry; the evidence it returns verifies offline (`verifyProof`).
+ * @module
+ */
+import type { Account } from "@umo/core"
+import { Context, type Effect } from "effect"
+import type { InvalidRequest, MemoryNotFound, ProviderFailed, Unavailable, UnsupportedFile } from "./Errors.js"
+import type {
+  AskRequest,
+  BatchRequest,
+  CaptureRequest,
+  ExplainRequest,
+  ListRequest,
+  MatchRequest,
+  SearchRequest
+} from "./Requests.js"
+import type {
+  AccountInfo,
+  AskAnswer,
+  BatchResult,
+  Captured,
+  DeletionReceipt,
+  Explanation,
+  ListPage,
+  MatchResult,
+  MemoryRecord,
+  ModelList,
+  Proof,
+  SearchResults,
+  SigningKeys,
+  Uploaded
+} from "./Results.js"
+
+/** The account the calls act for. */
+export class MemoryAccount extends Context.Service<MemoryAccount, Account>()("@umo/memory/MemoryAccount") {}
+
+/** Makes a capture safe to repeat (see the contract). */
+export interface CaptureOptions {
+  /** 1 to 255 visible ASCII characters, e.g. a UUID. */
+  readonly idempotencyKey?: string | undefined
+}
+
+/** A file to capture: its name, declared media type, bytes, and the memory's source. */
+export interface FileToCapture {
+  readonly filename: string
+  readonly mediaType?: string | undefined
+  readonly bytes: Uint8Array
+  readonly source?: string | undefined
+}
+
+/** What a request schema accepts: its encoded form (the JSON a caller sends). */
+type In<S> = S extends { readonly Encoded: infer E } ? E : never
+
+/** Calls that act for the account in `MemoryAccount`. */
+type ForAccount<A, E> = Effect.Effect<A, E, MemoryAccount>
+
+export interface MemoryShape {
+  /** Captures one text (`POST /v1/process`). */
+  readonly capture: (
+    request: In<typeof CaptureRequest>,
+    options?: CaptureOptions
+  ) => ForAccount<Captured, InvalidRequest | Unavailable>
+  /** Captures 1–100 texts as one unit, one result per item in order (`POST /v1/batch`). */
+  readonly batch: (
+    request: In<typeof BatchRequest>,
+    options?: CaptureOptions
+  ) => ForAccount<BatchResult, InvalidRequest | Unavailable>
+  /** Captures the text of a file, 20 MB at most; the bytes are not kept (`POST /v1/upload`). */
+  readonly upload: (
+    file: FileToCapture,
+    options?: CaptureOptions
+  ) => ForAccount<Uploaded, InvalidRequest | UnsupportedFile | Unavailable>
+  /** A page of memories, newest first (`GET /v1/memories`). */
+  readonly list: (request?: In<typeof ListRequest>) => ForAccount<ListPage, InvalidRequest | Unavailable>
+  /** One memory with everything extracted from it, plugins' `extensions` too (`GET /v1/memories/{id}`). */
+  readonly get: (id: string) => ForAccount<MemoryRecord, MemoryNotFound | Unavailable>
+  /** The memories that best match a query, by the whole ranking (`POST /v1/memories/query`). */
+  readonly search: (
+    request: In<typeof SearchRequest>
+  ) => ForAccount<SearchResults, InvalidRequest | Unavailable>
+  /** An answer from the best-matching memories, with `[n]` citations (`POST /v1/ask`). */
+  readonly answer: (
+    request: In<typeof AskRequest>
+  ) => ForAccount<AskAnswer, InvalidRequest | ProviderFailed | Unavailable>
+  /** The answer models `answer` takes (`GET /v1/ask/models`). */
+  readonly models: Effect.Effect<ModelList>
+  /** How alike two memories are (`POST /v1/match`). */
+  readonly compare: (
+    request: In<typeof MatchRequest>
+  ) => ForAccount<MatchResult, MemoryNotFound | InvalidRequest | Unavailable>
+  /** What was extracted from a memory and why, and why it matches `query` (`GET /v1/memories/{id}/explain`). */
+  readonly explain: (
+    id: string,
+    request?: In<typeof ExplainRequest>
+  ) => ForAccount<Explanation, MemoryNotFound | InvalidRequest | Unavailable>
+  /** The proof that a memory is unchanged since capture (`GET /v1/memories/{id}/proof`). */
+  readonly proof: (id: string) => ForAccount<Proof, MemoryNotFound | Unavailable>
+  /** Deletes a memory's content and vectors and returns the signed receipt (`DELETE /v1/memories/{id}`). */
+  readonly forget: (id: string) => ForAccount<DeletionReceipt, MemoryNotFound | Unavailable>
+  /** The account and its plan (`GET /v1/account`, less the key). */
+  readonly account: ForAccount<AccountInfo, never>
+  /** The public signing keys and the key records linking them (`GET /.well-known/jwks.json`). */
+  readonly signingKeys: Effect.Effect<SigningKeys, Unavailable>
+}
+
+export class Memory extends Context.Service<Memory, MemoryShape>()("@umo/memory/Memory") {}

@@ -1,0 +1,108 @@
+import { type Embedder, Pipeline, type Plugin } from "@umo/core"
+import { defaultPlugins } from "@umo/plugins"
+import { Effect, Layer, Schema } from "effect"
+import * as Answers from "./answer/Answers.js"
+import * as Capture from "./capture/Capture.js"
+import { decodeRequest } from "./Errors.js"
+import * as Insight from "./insight/Insight.js"
+import { Memory, MemoryAccount } from "./Memory.js"
+import * as Recall from "./recall/Recall.js"
+import * as Records from "./Records.js"
+import { ExplainRequest, MatchRequest, SearchRequest } from "./Requests.js"
+import type { AccountInfo, SearchResults } from "./Results.js"
+
+/** Longest text a capture keeps: a file's (a text capture's limit, 50,000, is its request's). */
+export const documentMaxLength = 1_000_000
+
+export interface MemoryOptions {
+  /**
+   * The capture pipeline: default `defaultPlugins({ maxLength: 1_000_000 })`. Files are captured
+   * whole up to the capture plugin's `maxLength`: give yours that limit to keep long documents.
+   */
+  readonly plugins?: ReadonlyArray<Plugin<Embedder>> | undefined
+}
+
+/** The plugins' configuration could not make a pipeline; the message names the plugin. */
+export class InvalidPlugins extends Schema.Error<InvalidPlugins>("InvalidPlugins")({ detail: Schema.String }) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+const decodeSearch = decodeRequest(SearchRequest)
+const decodeMatch = decodeRequest(MatchRequest)
+const decodeExplain = decodeRequest(ExplainRequest)
+
+/** The account the call acts for. */
+const accountId = Effect.map(Effect.service(MemoryAccount), (account) => account.account_id)
+
+/**
+ * The Memory service on its ports: MemoryStore, MemorySearch, MemoryProvenance and Ledger
+ * (storage), Embedder, FileParser and AnswerModels, with the pipeline of `options.plugins`.
+ */
+export const make = (options: MemoryOptions = {}) =>
+  Effect.gen(function* () {
+    const pipeline = yield* Effect.try({
+      try: () => Pipeline.make(options.plugins ?? defaultPlugins({ maxLength: documentMaxLength })),
+      catch: (error) => new InvalidPlugins({ detail: error instanceof Error ? error.message : String(error) })
+    })
+    const captures = yield* Capture.make(pipeline)
+    const recall = yield* Recall.make
+    const answers = yield* Answers.make(recall)
+    const insight = yield* Insight.make(pipeline)
+    const records = yield* Records.make
+
+    return Memory.of({
+      capture: (request, options) => Effect.flatMap(accountId, (id) => captures.capture(id, request, options)),
+      batch: (request, options) => Effect.flatMap(accountId, (id) => captures.batch(id, request, options)),
+      upload: (file, options) => Effect.flatMap(accountId, (id) => captures.upload(id, file, options)),
+      list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
+      get: (umoId) => Effect.flatMap(accountId, (id) => records.get(id, umoId)),
+      search: (input) =>
+        Effect.gen(function* () {
+          const request = yield* decodeSearch(input)
+          // Every memory the ranking scored counts as a match; the first `limit` are returned.
+          const { hits, total } = yield* recall.search(yield* accountId, request.query, {
+            limit: request.limit ?? 5,
+            source: request.source
+          })
+          return {
+            results: hits.map((h) => ({ umo_id: h.memory.umo_id, content_text: h.memory.content, score: h.score })),
+            total_count: total,
+            has_more: total > hits.length
+          } satisfies SearchResults
+        }),
+      answer: (request) => Effect.flatMap(accountId, (id) => answers.answer(id, request)),
+      models: Effect.succeed(answers.models),
+      compare: (input) =>
+        Effect.gen(function* () {
+          const request = yield* decodeMatch(input)
+          const id = yield* accountId
+          const threshold = request.threshold ?? 0.5
+          const a = yield* records.stored(id, request.source_ulid)
+          const b = yield* records.stored(id, request.candidate_ulid)
+          const { breakdown, ...result } = yield* insight.match(id, a, b, threshold)
+          return { ...result, threshold, ...(request.explain ? { breakdown } : {}) }
+        }),
+      explain: (umoId, input = {}) =>
+        Effect.gen(function* () {
+          const request = yield* decodeExplain(input)
+          const id = yield* accountId
+          return yield* insight.explain(id, yield* records.stored(id, umoId), request.query)
+        }),
+      proof: (umoId) => Effect.flatMap(accountId, (id) => records.proof(id, umoId)),
+      forget: (umoId) => Effect.flatMap(accountId, (id) => records.forget(id, umoId)),
+      account: Effect.map(
+        Effect.service(MemoryAccount),
+        (account): AccountInfo => ({
+          account: { user_id: account.account_id, workspace_id: account.workspace_id, name: account.name },
+          // The beta enforces no quota (spec: umo_limit and search_limit are null).
+          plan: { tier: account.tier, umo_limit: null, search_limit: null, beta: true }
+        })
+      ),
+      signingKeys: records.signingKeys
+    })
+  })
+
+/** The Memory service as a layer (see `make`). */
+export const layer = (options: MemoryOptions = {}) => Layer.effect(Memory, make(options))

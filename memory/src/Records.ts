@@ -1,0 +1,107 @@
+import { isUmoId, Ledger, MemoryProvenance, MemoryStore, type StoredMemory } from "@umo/core"
+import { Effect, Option } from "effect"
+import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
+import { ListRequest } from "./Requests.js"
+import type { ListPage, MemoryRecord, Proof, SigningKeys } from "./Results.js"
+
+/** A memory as `get` returns it: the UMO without content and vectors, with its extensions. */
+export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
+  umo_id: m.umo_id,
+  summary: m.summary,
+  entities: m.entities,
+  svo_triples: m.svo_triples,
+  topics: m.topics,
+  tone: m.tone,
+  language: m.language,
+  quality_score: m.quality_score,
+  source: m.source,
+  timestamp: m.timestamp,
+  created_at: m.created_at,
+  content_hash: m.content_hash,
+  semantic_hash: m.semantic_hash,
+  pipeline: m.pipeline,
+  extensions: m.extensions
+})
+
+/**
+ * Ids are UUIDs; anything else is as unknown as a missing one (MemoryNotFound), never a database
+ * error. Upper-case hex is the same id.
+ */
+export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<Option.Option<A>, E, R>) =>
+  isUmoId(id.toLowerCase())
+    ? Effect.flatMap(
+        f(id.toLowerCase()),
+        Option.match({ onNone: () => Effect.fail(memoryNotFound(id)), onSome: Effect.succeed })
+      )
+    : Effect.fail(memoryNotFound(id))
+
+const decodeList = decodeRequest(ListRequest)
+
+/** The calls on stored memories: read, list, prove, forget; and the service's signing keys. */
+export const make = Effect.gen(function* () {
+  const store = yield* MemoryStore
+  const provenance = yield* MemoryProvenance
+  const ledger = yield* Ledger
+
+  const stored = (accountId: string, id: string) =>
+    withId(id, (umoId) => store.get(accountId, umoId).pipe(Effect.catch(storeFailure)))
+
+  const get = (accountId: string, id: string) => Effect.map(stored(accountId, id), memoryRecord)
+
+  const list = (accountId: string, input: unknown = {}) =>
+    Effect.gen(function* () {
+      const request = yield* decodeList(input)
+      const limit = request.limit ?? 20
+      const offset = request.offset ?? 0
+      const page = yield* store
+        .list(accountId, { limit, offset, source: request.source })
+        .pipe(Effect.catch(storeFailure))
+      return {
+        items: page.items.map((m) => ({
+          umo_id: m.umo_id,
+          summary: m.summary,
+          quality_score: m.quality_score,
+          created_at: m.created_at,
+          source: m.source
+        })),
+        total_count: page.total,
+        has_more: offset + page.items.length < page.total
+      } satisfies ListPage
+    })
+
+  const proof = (accountId: string, id: string) =>
+    Effect.map(
+      withId(id, (umoId) => provenance.proof(accountId, umoId).pipe(Effect.catch(storeFailure))),
+      (p): Proof => ({
+        valid: p.valid,
+        hash_chain_valid: p.hash_chain_valid,
+        first_published: p.first_published,
+        audit_proof: {
+          content_hash: p.content_hash,
+          semantic_hash: p.semantic_hash,
+          verification_mode: "cryptographic",
+          chain_tampered: p.chain_tampered
+        },
+        umo_id: p.umo_id,
+        source: p.source,
+        chain: p.entry,
+        public_key: (p.signing_key ?? ledger.publicKeyJwk) as Record<string, unknown>,
+        rotations: p.rotations
+      })
+    )
+
+  const forget = (accountId: string, id: string) =>
+    withId(id, (umoId) => store.remove(accountId, umoId).pipe(Effect.catch(storeFailure)))
+
+  const signingKeys = ledger.signingKeys.pipe(
+    Effect.map(
+      ({ keys, rotations }): SigningKeys => ({
+        keys: keys as ReadonlyArray<Record<string, unknown>>,
+        rotations: rotations ?? []
+      })
+    ),
+    Effect.catch(storeFailure)
+  )
+
+  return { stored, get, list, proof, forget, signingKeys }
+})

@@ -1,0 +1,82 @@
+/**
+ * What each call of the Memory service takes, with every limit: the HTTP API's request bodies and
+ * query strings are these same schemas, so both faces refuse the same input with the same words.
+ * @module
+ */
+import { Schema } from "effect"
+import { Count, QueryText, Source, Timestamp, VisibleText } from "./Fields.js"
+
+/** One capture: `POST /v1/process`, and each item of a batch. */
+export const CaptureRequest = Schema.Struct({
+  content: VisibleText(50_000).annotate({ description: "the text to capture: 1 to 50,000 characters" }),
+  source: Schema.optional(Schema.NullOr(Source)),
+  timestamp: Schema.optional(Timestamp)
+})
+export type CaptureRequest = typeof CaptureRequest.Type
+
+/**
+ * 1–100 items. Each is checked on its own against the capture request: an item that is not one is
+ * answered in its result (`success: false`, status 422) and the others are still captured, so any
+ * JSON value is a valid item (the schema says so: a capture request, or anything else).
+ */
+export const BatchRequest = Schema.Struct({
+  items: Schema.Array(Schema.Union([CaptureRequest, Schema.Unknown])).check(Schema.isBetweenLength(1, 100))
+})
+export type BatchRequest = typeof BatchRequest.Type
+
+/** A page of the account's memories, newest first. */
+export const ListRequest = Schema.Struct({
+  limit: Schema.optional(Count(1, 100)).annotate({ description: "1 to 100; default 20" }),
+  offset: Schema.optional(Count(0, Number.MAX_SAFE_INTEGER)).annotate({ description: "default 0" }),
+  source: Schema.optional(Source)
+})
+export type ListRequest = typeof ListRequest.Type
+
+export const SearchRequest = Schema.Struct({
+  query: VisibleText(2_000).annotate({ description: "the question or search text: 1 to 2,000 characters" }),
+  limit: Schema.optional(Count(1, 50)).annotate({ description: "1 to 50; default 5" }),
+  source: Schema.optional(Source)
+})
+export type SearchRequest = typeof SearchRequest.Type
+
+/**
+ * A question for an answer model. Which models exist is configuration (`GET /v1/ask/models`): the
+ * service refuses an unknown one, and a cloud one without `provider_key`, with a 422; the served
+ * `/openapi.json` lists them (an enum, and `provider_key` required for the cloud ones).
+ */
+export const AskRequest = Schema.Struct({
+  question: VisibleText(2_000).annotate({ description: "a question: 1 to 2,000 characters" }),
+  model: Schema.optional(Schema.String.check(Schema.isMaxLength(200))).annotate({
+    description: "a model of GET /v1/ask/models; default: the default local model"
+  }),
+  provider_key: Schema.optional(
+    Schema.String.check(
+      Schema.isPattern(/^[!-~]{1,4096}$/u, { message: "must be 1 to 4,096 printable ASCII characters" })
+    )
+  ).annotate({
+    description: "your own key for the provider of a cloud model (required for those); never stored"
+  }),
+  context_size: Schema.optional(Count(1, 20)).annotate({
+    description: "memories given to the model: 1 to 20; default 5"
+  })
+})
+export type AskRequest = typeof AskRequest.Type
+
+export const MatchRequest = Schema.Struct({
+  source_ulid: Schema.String.annotate({
+    description: "a memory id; another account's or an unknown one is a 404"
+  }),
+  candidate_ulid: Schema.String.annotate({ description: "a memory id" }),
+  explain: Schema.optional(Schema.Boolean),
+  threshold: Schema.optional(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))).annotate({
+    description: "0 to 1; default 0.5"
+  })
+})
+export type MatchRequest = typeof MatchRequest.Type
+
+export const ExplainRequest = Schema.Struct({
+  query: Schema.optional(QueryText).annotate({
+    description: "why the memory matches this query (1,000 characters at most)"
+  })
+})
+export type ExplainRequest = typeof ExplainRequest.Type

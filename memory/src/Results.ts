@@ -1,0 +1,196 @@
+/**
+ * What each call of the Memory service answers, in the API's wire shape (snake_case): the HTTP API
+ * sends these same schemas, and the Promise facade wraps them in `@umo/client`'s result classes,
+ * so an answer in-process and over HTTP is the same object. The record's parts are core's.
+ * @module
+ */
+import { AnswerMethod, KeyRotation, LedgerEntry, QualityFactor, QuestionType, Umo } from "@umo/core"
+import { Schema } from "effect"
+
+const { content: _content, embedding: _embedding, ...stored } = Umo.fields
+
+/**
+ * A memory as `get` returns it: the UMO without its content and vectors, with each plugin's
+ * findings under its name in `extensions`.
+ */
+export const MemoryRecord = Schema.Struct(stored)
+export type MemoryRecord = typeof MemoryRecord.Type
+
+/** What a capture returns: the spec's fields and its provenance receipt (a compact JWS). */
+export const Captured = Schema.Struct({
+  umo_id: Schema.String,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  content_hash: Schema.String,
+  receipt: Schema.String
+})
+export type Captured = typeof Captured.Type
+
+export const BatchResultItem = Schema.Struct({
+  index: Schema.Number,
+  success: Schema.Boolean,
+  umo_id: Schema.NullOr(Schema.String),
+  quality_score: Schema.optional(Schema.Number),
+  content_hash: Schema.optional(Schema.String),
+  receipt: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.Struct({ status: Schema.Number, detail: Schema.String }))
+})
+export type BatchResultItem = typeof BatchResultItem.Type
+
+export const BatchResult = Schema.Struct({ results: Schema.Array(BatchResultItem) })
+export type BatchResult = typeof BatchResult.Type
+
+export const Uploaded = Schema.Struct({
+  ...Captured.fields,
+  summary: Schema.String,
+  /** The detected format: pdf, html, json, csv, markdown, text, or an image/audio media type. */
+  format: Schema.String,
+  characters: Schema.Number
+})
+export type Uploaded = typeof Uploaded.Type
+
+export const ListItem = Schema.Struct({
+  umo_id: Schema.String,
+  summary: Schema.String,
+  quality_score: Schema.Number,
+  created_at: Schema.String,
+  source: Schema.NullOr(Schema.String)
+})
+
+export const ListPage = Schema.Struct({
+  items: Schema.Array(ListItem),
+  total_count: Schema.Number,
+  has_more: Schema.Boolean
+})
+export type ListPage = typeof ListPage.Type
+
+export const SearchResults = Schema.Struct({
+  results: Schema.Array(
+    Schema.Struct({ umo_id: Schema.String, content_text: Schema.String, score: Schema.Number })
+  ),
+  /** Every memory the ranking scored for the query, counted up to 1,000. */
+  total_count: Schema.Number,
+  has_more: Schema.Boolean
+})
+export type SearchResults = typeof SearchResults.Type
+
+export const Proof = Schema.Struct({
+  valid: Schema.Boolean,
+  hash_chain_valid: Schema.Boolean,
+  first_published: Schema.String,
+  audit_proof: Schema.Struct({
+    content_hash: Schema.String,
+    semantic_hash: Schema.String,
+    verification_mode: Schema.Literal("cryptographic"),
+    chain_tampered: Schema.Boolean
+  }),
+  umo_id: Schema.String,
+  source: Schema.NullOr(Schema.String),
+  /** The memory's capture entry in the account's hash chain, as signed (see docs/provenance.md). */
+  chain: Schema.NullOr(LedgerEntry),
+  /** The public key that signed the entry (a copy: verify with the keys you pinned). */
+  public_key: Schema.Record(Schema.String, Schema.Unknown),
+  /** The service's key records, to follow key rotations from the keys you pinned. */
+  rotations: Schema.Array(KeyRotation)
+})
+export type Proof = typeof Proof.Type
+
+export const DeletionReceipt = Schema.Struct({
+  forgotten: Schema.Boolean,
+  umo_id: Schema.String,
+  deleted_at: Schema.String,
+  receipt: Schema.String
+})
+export type DeletionReceipt = typeof DeletionReceipt.Type
+
+/** Who the memories belong to, and the plan (the beta enforces no quota: the limits are null). */
+export const AccountInfo = Schema.Struct({
+  account: Schema.Struct({
+    user_id: Schema.String,
+    workspace_id: Schema.NullOr(Schema.String),
+    name: Schema.String
+  }),
+  plan: Schema.Struct({
+    tier: Schema.String,
+    umo_limit: Schema.NullOr(Schema.Number),
+    search_limit: Schema.NullOr(Schema.Number),
+    beta: Schema.Boolean
+  })
+})
+export type AccountInfo = typeof AccountInfo.Type
+
+export const Citation = Schema.Struct({
+  index: Schema.Number,
+  umo_id: Schema.String,
+  title: Schema.String,
+  snippet: Schema.String,
+  similarity: Schema.Number
+})
+
+export const AskAnswer = Schema.Struct({
+  answer: Schema.String,
+  citations: Schema.Array(Citation),
+  confidence: Schema.Number,
+  method: AnswerMethod,
+  question_type: QuestionType,
+  model: Schema.String
+})
+export type AskAnswer = typeof AskAnswer.Type
+
+export const ModelList = Schema.Struct({
+  local: Schema.Array(Schema.Struct({ id: Schema.String, default: Schema.optional(Schema.Boolean) })),
+  cloud: Schema.Array(Schema.Struct({ id: Schema.String, requires_key: Schema.Boolean }))
+})
+export type ModelList = typeof ModelList.Type
+
+/** How much each signal counts in a match score. */
+export const MatchWeights = Schema.Struct({
+  semantic: Schema.Number,
+  entity: Schema.Number,
+  topic: Schema.Number,
+  triple: Schema.Number
+})
+
+export const MatchBreakdown = Schema.Struct({
+  weights: MatchWeights,
+  semantic: Schema.Number,
+  entity_overlap: Schema.Number,
+  topic_overlap: Schema.Number,
+  triple_overlap: Schema.Number,
+  shared_entities: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.String })),
+  shared_topics: Schema.Array(Schema.String),
+  identical_content: Schema.Boolean
+})
+
+export const MatchResult = Schema.Struct({
+  score: Schema.Number,
+  similarity: Schema.Number,
+  relationship: Schema.Literals(["duplicate", "related", "unrelated"]),
+  matched: Schema.Boolean,
+  threshold: Schema.Number,
+  /** With `explain`: the weighted parts of the score and what the two memories share. */
+  breakdown: Schema.optional(MatchBreakdown)
+})
+export type MatchResult = typeof MatchResult.Type
+
+export const Explanation = Schema.Struct({
+  human: Schema.Struct({ summary: Schema.String, key_reasons: Schema.Array(Schema.String) }),
+  audit: Schema.Struct({
+    verification_mode: Schema.Literal("cryptographic"),
+    reproducible: Schema.Boolean,
+    pipeline: Umo.fields.pipeline,
+    semantic_hash: Schema.String,
+    quality_factors: Schema.Array(QualityFactor)
+  })
+})
+export type Explanation = typeof Explanation.Type
+
+/**
+ * The service's public signing keys as a JWK Set (RFC 7517), current first, then retired ones, and
+ * the key records that link them: pin it once, and verifiers follow later rotations through them.
+ */
+export const SigningKeys = Schema.Struct({
+  keys: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)),
+  rotations: Schema.Array(KeyRotation)
+})
+export type SigningKeys = typeof SigningKeys.Type

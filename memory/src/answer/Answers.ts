@@ -1,0 +1,64 @@
+import { AnswerModels } from "@umo/core"
+import { Effect } from "effect"
+import { decodeRequest, InvalidRequest, ProviderFailed } from "../Errors.js"
+import type * as Recall from "../recall/Recall.js"
+import { AskRequest } from "../Requests.js"
+import type { AskAnswer, ModelList } from "../Results.js"
+
+const decodeAsk = decodeRequest(AskRequest)
+
+/**
+ * Answers questions from an account's memories through the `AnswerModels` port: the question is
+ * searched like any query, the best memories are handed to the chosen model as numbered contexts,
+ * and the model answers with `[n]` citations of them.
+ */
+export const make = (recall: Recall.Recall) =>
+  Effect.gen(function* () {
+    const registry = yield* AnswerModels
+
+    const models: ModelList = {
+      local: registry.models
+        .filter((m) => m.kind === "local")
+        .map((m) => (m.id === registry.defaultId ? { id: m.id, default: true } : { id: m.id })),
+      cloud: registry.models.filter((m) => m.kind === "cloud").map((m) => ({ id: m.id, requires_key: true }))
+    }
+
+    const answer = (accountId: string, input: unknown) =>
+      Effect.gen(function* () {
+        const request = yield* decodeAsk(input)
+        const id = request.model ?? registry.defaultId
+        const model = registry.models.find((m) => m.id === id)
+        if (model === undefined) {
+          return yield* new InvalidRequest({
+            detail: `invalid request: model: must be one of ${registry.models.map((m) => m.id).join(", ")} (GET /v1/ask/models)`
+          })
+        }
+        if (model.kind === "cloud" && request.provider_key === undefined) {
+          return yield* new InvalidRequest({
+            detail: `invalid request: provider_key: is required for ${model.id}: a cloud model runs with your own provider key`
+          })
+        }
+        const question = request.question.trim()
+        const { hits } = yield* recall.search(accountId, question, { limit: request.context_size ?? 5 })
+        const contexts = hits.map((hit, i) => ({
+          index: i + 1,
+          umo_id: hit.memory.umo_id,
+          content: hit.memory.content,
+          summary: hit.memory.summary,
+          timestamp: hit.memory.timestamp,
+          similarity: hit.similarity
+        }))
+        const answered = yield* model.answer({ question, contexts, providerKey: request.provider_key }).pipe(
+          Effect.catch((e) =>
+            Effect.fail(
+              e.reason === "MissingKey"
+                ? new InvalidRequest({ detail: e.detail })
+                : new ProviderFailed({ detail: e.detail })
+            )
+          )
+        )
+        return { ...answered, model: model.id } satisfies AskAnswer
+      })
+
+    return { models, answer }
+  })

@@ -1,0 +1,75 @@
+import { type CaptureReceipt, canonicalJson, MemoryStore, sha256Hex, type Umo } from "@umo/core"
+import { Effect, Option } from "effect"
+import { InvalidRequest, storeFailure, type Unavailable } from "../Errors.js"
+
+/** What identifies a request for its idempotency key: the operation and what it was given. */
+export const fingerprint = (operation: string, input: unknown) => sha256Hex(canonicalJson({ operation, input }))
+
+/** Stores captured memories, with the answer `respond` makes of their receipts when a key is given. */
+export type Save<A> = (
+  umos: ReadonlyArray<Umo>,
+  respond: (receipts: ReadonlyArray<CaptureReceipt>) => A
+) => Effect.Effect<A, Unavailable | InvalidRequest>
+
+/**
+ * Captures once per idempotency key. The first answer under a key is stored with what it captured,
+ * in one transaction, and a repeat of the same request is answered with it again — nothing is
+ * captured twice; the same key with another request is refused (InvalidRequest).
+ */
+export const make = Effect.gen(function* () {
+  const store = yield* MemoryStore
+
+  /** The answer stored under `key` for this request, failing when the key served another one. */
+  const answered = <A>(accountId: string, key: string, print: string) =>
+    store.idempotentAnswer(accountId, key).pipe(
+      Effect.catch(storeFailure),
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.succeed(Option.none<A>()),
+          onSome: (earlier) =>
+            earlier.fingerprint === print
+              ? Effect.succeed(Option.some(earlier.response as A))
+              : Effect.fail(
+                  new InvalidRequest({
+                    detail: "this Idempotency-Key was used with another request: use a new key for a new request"
+                  })
+                )
+        })
+      )
+    )
+
+  /**
+   * Runs `capture` once per key: answers what the key stored earlier, or captures, storing the
+   * answer under the key with the memories (`save`). Without a key it simply captures.
+   */
+  const once = <A, E>(
+    accountId: string,
+    key: string | undefined,
+    print: () => string,
+    capture: (save: Save<A>) => Effect.Effect<A, E | Unavailable | InvalidRequest>
+  ): Effect.Effect<A, E | Unavailable | InvalidRequest> =>
+    Effect.gen(function* () {
+      const request = key === undefined ? "" : print()
+      if (key !== undefined) {
+        const earlier = yield* answered<A>(accountId, key, request)
+        if (Option.isSome(earlier)) return earlier.value
+      }
+      return yield* capture((umos, respond) =>
+        store
+          .insertMany(accountId, umos, key === undefined ? undefined : { key, fingerprint: request, response: respond })
+          .pipe(
+            Effect.map(respond),
+            Effect.catch((error) =>
+              // Another request with this key stored its answer first (a retry racing the original).
+              error.reason === "IdempotencyKeyUsed" && key !== undefined
+                ? Effect.flatMap(answered<A>(accountId, key, request), (earlier) =>
+                    Option.isSome(earlier) ? Effect.succeed(earlier.value) : storeFailure(error)
+                  )
+                : storeFailure(error)
+            )
+          )
+      )
+    })
+
+  return { once }
+})

@@ -1,0 +1,155 @@
+/**
+ * The Promise face of the memory service, for apps that do not use Effect:
+ *
+ * ```ts
+ * import { openMemory } from "@umo/memory"
+ * const umo = await openMemory({ dataDir: "./data" }) // or: new UMOClient() for a server
+ * const { umoId } = await umo.capture("Lunch with Ana at Nopa on Friday.")
+ * const answer = await umo.answer("Where did I have lunch?")
+ * await umo.close()
+ * ```
+ *
+ * Its verbs, arguments, results and errors are `@umo/client`'s (`UMOMemory`): a result is built
+ * from the same wire object the server would send — encoded through the same schema — and a
+ * failure is the error `UMOClient` raises for the status the server would answer.
+ * @module
+ */
+import { join } from "node:path"
+import { AccountStore } from "@umo/core"
+import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
+import * as Client from "@umo/client"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
+import { memoryLayer, type UmoConfig } from "./Config.js"
+import { isMemoryError, type MemoryError, statusOf } from "./Errors.js"
+import { Memory, MemoryAccount, type MemoryShape } from "./Memory.js"
+import * as Results from "./Results.js"
+
+export interface OpenMemoryOptions extends UmoConfig {
+  /**
+   * Where PGlite keeps the database (`<dataDir>/pglite`) and the signing key is kept
+   * (`<dataDir>/signing-key.pem`, made on first open); default `./data`. While open, the
+   * directory is locked: another process cannot open it until `close()`.
+   */
+  readonly dataDir?: string | undefined
+  /** A PostgreSQL server with pgvector instead of PGlite, e.g. `postgres://user@host/db`. */
+  readonly databaseUrl?: string | undefined
+  /** The account the memories belong to (made on first use); default `default`. */
+  readonly account?: string | undefined
+  /** The signing key as PEM (PKCS #8, Ed25519) or a private JWK, instead of the key file. */
+  readonly signingKey?: string | undefined
+}
+
+/** The memory service in this process: the verbs of `UMOClient`, and `close()`. */
+export interface OpenMemory extends Client.UMOMemory {
+  /** Stops the service: waits for calls under way, closes the database and releases its directory. */
+  close(): Promise<void>
+}
+
+/** The error `UMOClient` raises for a failure of the service: same class, status and detail. */
+const clientError = (cause: Cause.Cause<unknown>): Client.UMOError => {
+  const error = cause.reasons.find(Cause.isFailReason)?.error
+  return isMemoryError(error)
+    ? Client.errorFor(statusOf(error), error.detail, null, null)
+    : new Client.APIError(`the memory service failed: ${Cause.pretty(cause)}`, 500)
+}
+
+/** The storage of `options`: PGlite in `dataDir`, or PostgreSQL; the key file in `dataDir`. */
+const storageOf = (options: OpenMemoryOptions) => {
+  const dataDir = options.dataDir ?? "./data"
+  return StorageStack.layer({
+    database:
+      options.databaseUrl === undefined
+        ? Database.pglite({ dataDir: join(dataDir, "pglite") })
+        : Database.postgres(options.databaseUrl),
+    signingKey: SigningKey.layer({ dataDir, pem: options.signingKey }),
+    embedder: options.embedder ?? EmbedderChoice.layerConfig
+  })
+}
+
+/**
+ * Opens the memory service in-process: storage, models and the account are ready when the
+ * promise resolves. Fails (rejects) when the database or its directory lock, the signing key, the
+ * embedder or a plugin's configuration cannot be had.
+ */
+export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenMemory> => {
+  const runtime = ManagedRuntime.make(memoryLayer(options).pipe(Layer.provideMerge(storageOf(options))))
+  const opened = await runtime.runPromiseExit(
+    Effect.flatMap(Effect.service(AccountStore), (accounts) => accounts.ensureAccount(options.account ?? "default"))
+  )
+  if (Exit.isFailure(opened)) {
+    await runtime.dispose()
+    throw new Client.UMOError(`could not open the memory service: ${Cause.pretty(opened.cause)}`)
+  }
+  const account = opened.value
+
+  /** Runs one call of the service for the account, its result encoded as the server sends it. */
+  const call = async <S extends Schema.Top & { readonly EncodingServices: never }>(
+    schema: S,
+    use: (memory: MemoryShape) => Effect.Effect<S["Type"], MemoryError, MemoryAccount>
+  ): Promise<Client.Raw> => {
+    const exit = await runtime.runPromiseExit(
+      Effect.flatMap(Effect.service(Memory), use).pipe(
+        Effect.flatMap((result) => Schema.encodeEffect(schema)(result).pipe(Effect.orDie)),
+        Effect.provideService(MemoryAccount, account)
+      )
+    )
+    if (Exit.isFailure(exit)) throw clientError(exit.cause)
+    return exit.value as Client.Raw
+  }
+
+  const memory: OpenMemory = {
+    capture: async (content, options = {}) =>
+      new Client.Captured(
+        await call(Results.Captured, (m) =>
+          m.capture(Client.captureRequest(content, options), { idempotencyKey: options.idempotencyKey })
+        )
+      ),
+    batch: async (items, options = {}) => {
+      const data = await call(Results.BatchResult, (m) =>
+        m.batch(Client.batchRequest(items), { idempotencyKey: options.idempotencyKey })
+      )
+      return (data.results as ReadonlyArray<Client.Raw>).map((r) => new Client.BatchItem(r))
+    },
+    upload: async (file, filename, options = {}) => {
+      const bytes = new Uint8Array(await file.arrayBuffer())
+      return new Client.Uploaded(
+        await call(Results.Uploaded, (m) =>
+          m.upload(
+            // As a multipart part: a Blob without a type is sent as application/octet-stream.
+            { filename, mediaType: file.type || "application/octet-stream", bytes, source: options.source },
+            { idempotencyKey: options.idempotencyKey }
+          )
+        )
+      )
+    },
+    get: async (id) => new Client.Memory(await call(Results.MemoryRecord, (m) => m.get(id))),
+    list: async (options = {}) => new Client.MemoryPage(await call(Results.ListPage, (m) => m.list(options))),
+    iterate: (options = {}) => Client.iteratePages((page) => memory.list(page), options),
+    ask: async (query, options = {}) => {
+      const data = await call(Results.SearchResults, (m) => m.search(Client.askRequest(query, options)))
+      return (data.results as ReadonlyArray<Client.Raw>).map((r) => new Client.Match(r))
+    },
+    answer: async (question, options = {}) =>
+      new Client.Answer(await call(Results.AskAnswer, (m) => m.answer(Client.answerRequest(question, options)))),
+    compare: async (sourceId, candidateId, options = {}) =>
+      new Client.Comparison(
+        await call(Results.MatchResult, (m) => m.compare(Client.compareRequest(sourceId, candidateId, options)))
+      ),
+    verify: async (id) => new Client.Proof(await call(Results.Proof, (m) => m.proof(id))),
+    explain: async (id, options = {}) =>
+      new Client.Explanation(await call(Results.Explanation, (m) => m.explain(id, options))),
+    forget: async (id) => new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
+    account: async () => {
+      const info = await call(Results.AccountInfo, (m) => m.account)
+      // In-process there is no API key: the account is the one opened.
+      return new Client.Account({ ...info, key: { key_id: "in-process", tier: account.tier, status: "active" } })
+    },
+    models: async () => new Client.Models(await call(Results.ModelList, (m) => m.models)),
+    signingKeys: async () => {
+      const keys = await call(Results.SigningKeys, (m) => m.signingKeys)
+      return keys as unknown as Client.SigningKeySet
+    },
+    close: () => runtime.dispose()
+  }
+  return memory
+}

@@ -1,0 +1,68 @@
+import {
+  contentHash,
+  Ledger,
+  MemoryProvenance,
+  type MemoryProof,
+  makeMemoryProvenance,
+  recordHash,
+  semanticHash
+} from "@umo/core"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { readSnapshot, storeError } from "./SqlFailure.js"
+import { chunksOf, type MemoryRow, memoryColumns, toStored } from "./SqlMemoryRows.js"
+
+/**
+ * The MemoryProvenance port on an Effect SqlClient: a memory's three hashes recomputed from what
+ * is stored now (content, extraction, metadata and vectors) and checked against the signed
+ * capture entry of its account's chain. The memory, its vectors and its chain segment are read in
+ * one snapshot, so a write landing meanwhile cannot make an intact memory look changed.
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const ledger = yield* Ledger
+
+  const proof = (accountId: string, umoId: string) =>
+    readSnapshot(
+      sql,
+      Effect.gen(function* () {
+        const [row] = yield* sql<MemoryRow>`
+          SELECT ${memoryColumns(sql)} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`
+        if (row === undefined) return Option.none<MemoryProof>()
+        const memory = toStored(row)
+        const chunks = yield* chunksOf(sql, accountId, umoId)
+        const check = Option.getOrNull(yield* ledger.check(accountId, umoId, "capture"))
+        const recomputed = {
+          content_hash: contentHash(memory.content),
+          semantic_hash: semanticHash(memory),
+          record_hash: recordHash({ ...memory, chunks })
+        }
+        const entry = check?.entry ?? null
+        const matches = (field: keyof typeof recomputed) =>
+          recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
+        const chainValid = check?.chain_valid ?? false
+        return Option.some({
+          umo_id: umoId,
+          valid:
+            (check?.entry_valid ?? false) &&
+            matches("content_hash") &&
+            matches("semantic_hash") &&
+            matches("record_hash"),
+          hash_chain_valid: chainValid,
+          chain_tampered: !chainValid,
+          first_published: entry?.recorded_at ?? memory.created_at,
+          source: memory.source,
+          content_hash: memory.content_hash,
+          semantic_hash: memory.semantic_hash,
+          entry,
+          signing_key: check?.signing_key ?? null,
+          rotations: check?.rotations ?? []
+        } satisfies MemoryProof)
+      })
+    ).pipe(Effect.mapError(storeError("could not prove the memory")))
+
+  return makeMemoryProvenance({ proof })
+})
+
+/** The MemoryProvenance port on an Effect SqlClient; needs the Ledger that signed the entries. */
+export const layer = Layer.effect(MemoryProvenance, make)

@@ -1,0 +1,63 @@
+import type { StoredMemory } from "@umo/core"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { isoUtc } from "./SqlFailure.js"
+
+/** A row of `memories` as the columns of `memoryColumns` read it (JSON columns as text). */
+export interface MemoryRow {
+  readonly account_id: string
+  readonly umo_id: string
+  readonly content: string
+  readonly summary: string
+  readonly entities: string
+  readonly svo_triples: string
+  readonly topics: string
+  readonly tone: string
+  readonly language: string
+  readonly quality_score: number
+  readonly source: string | null
+  readonly timestamp: string
+  readonly created_at: string
+  readonly pipeline: string
+  readonly extensions: string
+  readonly content_hash: string
+  readonly semantic_hash: string
+  readonly record_hash: string
+  readonly embedding_model: string
+}
+
+/** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
+export const memoryColumns = (sql: SqlClient.SqlClient) =>
+  sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
+    entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
+    language, quality_score, source, ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
+    pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model`)
+
+export const toStored = (row: MemoryRow): StoredMemory => ({
+  ...row,
+  quality_score: Number(row.quality_score),
+  entities: JSON.parse(row.entities),
+  svo_triples: JSON.parse(row.svo_triples),
+  topics: JSON.parse(row.topics),
+  tone: JSON.parse(row.tone),
+  pipeline: JSON.parse(row.pipeline),
+  extensions: JSON.parse(row.extensions)
+})
+
+/** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */
+export const vectorText = (vector: ReadonlyArray<number>) => `[${vector.join(",")}]`
+
+/** A memory's chunks with their vectors, in order (none when it does not exist in the account). */
+export const chunksOf = (sql: SqlClient.SqlClient, accountId: string, umoId: string) =>
+  Effect.map(
+    sql<{ chunk_index: number; start_offset: number; end_offset: number; embedding: string }>`
+      SELECT chunk_index, start_offset, end_offset, embedding::text AS embedding FROM memory_chunks
+      WHERE account_id = ${accountId} AND umo_id = ${umoId} ORDER BY chunk_index`,
+    (rows) =>
+      rows.map((r) => ({
+        index: r.chunk_index,
+        start: r.start_offset,
+        end: r.end_offset,
+        vector: JSON.parse(r.embedding) as Array<number>
+      }))
+  )
