@@ -13,7 +13,7 @@ export * from "./nlp/index.js"
 export * from "./storage/index.js"
 
 export interface DefaultPluginOptions {
-  /** Longest content accepted by the capture stage (default 50,000 characters). */
+  /** Longest content accepted by the capture stage (default 1,000,000 characters). */
   readonly maxLength?: number
 }
 

@@ -67,7 +67,12 @@ const completionText = (model: CloudModel, json: unknown): string | undefined =>
         ?.text
 
 /** The provider's request for an answer: its endpoint, its way of sending the key, its body. */
-const providerRequest = (model: CloudModel, endpoints: CloudEndpoints, request: AnswerRequest, key: string) =>
+const providerRequest = (
+  model: CloudModel,
+  endpoints: CloudEndpoints,
+  request: AnswerRequest,
+  key: string
+) =>
   model.provider === "openai"
     ? HttpClientRequest.post(`${endpoints.openaiBaseUrl.replace(/\/+$/, "")}/v1/chat/completions`).pipe(
         HttpClientRequest.bearerToken(key),
@@ -117,19 +122,29 @@ export const make = (model: CloudModel, endpoints: CloudEndpoints) =>
         }
         return yield* Effect.try({
           try: () => JSON.parse(text) as unknown,
-          catch: (cause) => failure(model.id, "InvalidResponse", `${model.provider} answered with no JSON`, cause)
+          catch: (cause) =>
+            failure(model.id, "InvalidResponse", `${model.provider} answered with no JSON`, cause)
         })
       }).pipe(
         Effect.catchTag("HttpClientError", (cause) =>
           Effect.fail(
-            failure(model.id, "ProviderFailed", `could not reach ${model.provider}: ${cause.reason._tag}`, cause)
+            failure(
+              model.id,
+              "ProviderFailed",
+              `could not reach ${model.provider}: ${cause.reason._tag}`,
+              cause
+            )
           )
         ),
         Effect.timeoutOrElse({
           duration: timeoutMs,
           orElse: () =>
             Effect.fail(
-              failure(model.id, "ProviderFailed", `${model.provider} did not answer within ${timeoutMs / 1000} s`)
+              failure(
+                model.id,
+                "ProviderFailed",
+                `${model.provider} did not answer within ${timeoutMs / 1000} s`
+              )
             )
         })
       )
@@ -137,11 +152,16 @@ export const make = (model: CloudModel, endpoints: CloudEndpoints) =>
     const answer = (request: AnswerRequest) =>
       Effect.gen(function* () {
         if (!request.providerKey) {
-          return yield* failure(model.id, "MissingKey", `${model.id} needs your ${model.provider} key in provider_key`)
+          return yield* failure(
+            model.id,
+            "MissingKey",
+            `${model.id} needs your ${model.provider} key in provider_key`
+          )
         }
         const json = yield* call(request, request.providerKey)
         const text = completionText(model, json)?.trim()
-        if (!text) return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
+        if (!text)
+          return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
         const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
         const citations: Array<Citation> = request.contexts
           .filter((c) => cited.has(c.index))

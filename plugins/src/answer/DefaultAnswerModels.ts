@@ -1,4 +1,4 @@
-import { AnswerModels, type AnswerModelShape, makeAnswerModels } from "@umo/core"
+import { type AnswerModelShape, AnswerModels, makeAnswerModels } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import * as CloudAnswerModel from "./CloudAnswerModel.js"
@@ -8,7 +8,9 @@ import { extractive } from "./ExtractiveAnswerModel.js"
  * An answer model, or how to make one with an HTTP client (a cloud model): what a configuration
  * lists, so that it need not build the client itself.
  */
-export type AnswerModelSource = AnswerModelShape | Effect.Effect<AnswerModelShape, never, HttpClient.HttpClient>
+export type AnswerModelSource =
+  | AnswerModelShape
+  | Effect.Effect<AnswerModelShape, never, HttpClient.HttpClient>
 
 /** The default models: the extractive one (local, the default) and the cloud models, each with the caller's key. */
 export const sources = (endpoints: CloudAnswerModel.CloudEndpoints): ReadonlyArray<AnswerModelSource> => [

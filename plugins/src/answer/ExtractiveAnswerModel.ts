@@ -1,11 +1,11 @@
-import {
-  type Answer,
-  type AnswerContext,
-  type AnswerModelShape,
-  type AnswerRequest,
-  type Citation,
-  type Entity,
-  type QuestionType
+import type {
+  Answer,
+  AnswerContext,
+  AnswerModelShape,
+  AnswerRequest,
+  Citation,
+  Entity,
+  QuestionType
 } from "@umo/core"
 import { Effect } from "effect"
 import { compromise } from "../nlp/Engines.js"
@@ -148,5 +148,6 @@ export const answer = (request: AnswerRequest): Answer => {
 export const extractive: AnswerModelShape = {
   id: extractiveModelId,
   kind: "local",
-  answer: (request) => Effect.sync(() => answer(request)).pipe(Effect.withSpan(`AnswerModel.${extractiveModelId}`))
+  answer: (request) =>
+    Effect.sync(() => answer(request)).pipe(Effect.withSpan(`AnswerModel.${extractiveModelId}`))
 }

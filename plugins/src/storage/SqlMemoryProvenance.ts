@@ -1,8 +1,8 @@
 import {
   contentHash,
   Ledger,
-  MemoryProvenance,
   type MemoryProof,
+  MemoryProvenance,
   makeMemoryProvenance,
   recordHash,
   semanticHash

@@ -16,7 +16,13 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { storeError, transaction } from "./SqlFailure.js"
 import { lockChainHead } from "./SqlLedger.js"
-import { chunksOf, type MemoryRow, memoryColumns as columnsOf, toStored, vectorText } from "./SqlMemoryRows.js"
+import {
+  chunksOf,
+  memoryColumns as columnsOf,
+  type MemoryRow,
+  toStored,
+  vectorText
+} from "./SqlMemoryRows.js"
 import * as TableStatistics from "./TableStatistics.js"
 
 export const make = Effect.gen(function* () {

@@ -19,7 +19,12 @@ export const layer = <E1, E2, E3>(parts: {
   readonly embedder: Layer.Layer<Embedder, E3>
   readonly ledger?: SqlLedger.SqlLedgerOptions
 }) =>
-  Layer.mergeAll(SqlMemoryStore.layer, SqlMemorySearch.layer, SqlMemoryProvenance.layer, SqlAccountStore.layer).pipe(
+  Layer.mergeAll(
+    SqlMemoryStore.layer,
+    SqlMemorySearch.layer,
+    SqlMemoryProvenance.layer,
+    SqlAccountStore.layer
+  ).pipe(
     Layer.provideMerge(SqlLedger.layer(parts.ledger)),
     Layer.provideMerge(parts.signingKey),
     Layer.provideMerge(parts.embedder),

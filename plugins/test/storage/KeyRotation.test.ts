@@ -152,7 +152,9 @@ const rotationSuite = <E>(name: string, database: Layer.Layer<SqlClient.SqlClien
                         } else if (step.op === "proof" && live.length > 0) {
                           const umoId = live[step.pick % live.length]!
                           expect(
-                            isSound(yield* p.run(Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umoId))))
+                            isSound(
+                              yield* p.run(Effect.flatMap(MemoryProvenance, (s) => s.proof(account, umoId)))
+                            )
                           ).toBe(true)
                         } else if (step.op === "rotate") {
                           const next = newPem()

@@ -380,7 +380,8 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           )
           expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(5)
           expect(yield* ledger.audit(account)).toEqual({ entries: 5, valid: true })
-          for (const r of receipts) expect(isSound(yield* provenance.proof(account, r.entry.umo_id))).toBe(true)
+          for (const r of receipts)
+            expect(isSound(yield* provenance.proof(account, r.entry.umo_id))).toBe(true)
         })
       )
 
@@ -446,7 +447,10 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
               ? Effect.as(store.insert(account, umo(i)), true)
               : i % 37 === 1
                 ? Effect.map(ledger.audit(account), (a) => a.valid)
-                : Effect.map(provenance.proof(account, settled[settled.length - 1 - (i % 3)]!.umo_id), isSound)
+                : Effect.map(
+                    provenance.proof(account, settled[settled.length - 1 - (i % 3)]!.umo_id),
+                    isSound
+                  )
           )
           const verdicts = yield* Effect.forEach(ops, (op) => op, { concurrency: 8 })
           expect(verdicts.filter((ok) => !ok)).toHaveLength(0)
