@@ -99,7 +99,11 @@ export class UMOClient implements UMOMemory {
 
   /** Searches the memories, best first (`POST /v1/memories/query`); no LLM is involved. */
   async ask(query: string, options: AskOptions = {}): Promise<Array<Match>> {
-    const data = await this.#send({ method: "POST", path: "/v1/memories/query", json: askRequest(query, options) })
+    const data = await this.#send({
+      method: "POST",
+      path: "/v1/memories/query",
+      json: askRequest(query, options)
+    })
     return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new Match(r))
   }
 
@@ -163,13 +167,19 @@ export class UMOClient implements UMOMemory {
 
   /** An answer written from the memories, with `[n]` citations (`POST /v1/ask`). */
   async answer(question: string, options: AnswerOptions = {}): Promise<Answer> {
-    return new Answer(await this.#send({ method: "POST", path: "/v1/ask", json: answerRequest(question, options) }))
+    return new Answer(
+      await this.#send({ method: "POST", path: "/v1/ask", json: answerRequest(question, options) })
+    )
   }
 
   /** How alike two memories are (`POST /v1/match`). */
   async compare(sourceId: string, candidateId: string, options: CompareOptions = {}): Promise<Comparison> {
     return new Comparison(
-      await this.#send({ method: "POST", path: "/v1/match", json: compareRequest(sourceId, candidateId, options) })
+      await this.#send({
+        method: "POST",
+        path: "/v1/match",
+        json: compareRequest(sourceId, candidateId, options)
+      })
     )
   }
 

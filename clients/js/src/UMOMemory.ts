@@ -120,7 +120,9 @@ export const captureRequest = (content: string, options: CaptureOptions = {}) =>
 
 /** The batch request (`POST /v1/batch`). */
 export const batchRequest = (items: ReadonlyArray<BatchInput>) => ({
-  items: items.map((item) => (typeof item === "string" ? { content: item } : captureRequest(item.content, item)))
+  items: items.map((item) =>
+    typeof item === "string" ? { content: item } : captureRequest(item.content, item)
+  )
 })
 
 /** The search request (`POST /v1/memories/query`). */

@@ -148,7 +148,9 @@ describe("verifyProof and verifyReceipt in @umo/client", () => {
         })
         const changed = (["content_hash", "seq", "prev_hash"] as const).find((f) => has(`${f} changed`))
         const entry =
-          changed === undefined ? signed : { ...signed, [changed]: changed === "seq" ? 2 : `${signed[changed]}0` }
+          changed === undefined
+            ? signed
+            : { ...signed, [changed]: changed === "seq" ? 2 : `${signed[changed]}0` }
         const type = e.kind === "capture" ? "umo-capture-receipt" : "umo-deletion-receipt"
         const header = base64url({
           alg: has("alg ES256") ? "ES256" : "EdDSA",
