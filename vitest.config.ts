@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@umo\/core$/, replacement: here("./core/src/index.ts") },
       { find: /^@umo\/plugins$/, replacement: here("./plugins/src/index.ts") },
       { find: /^@umo\/plugins\/(.*)$/, replacement: here("./plugins/src/$1/index.ts") },
+      { find: /^@umo\/memory$/, replacement: here("./memory/src/index.ts") },
       { find: /^@umo\/server$/, replacement: here("./server/src/index.ts") },
       { find: /^@umo\/client$/, replacement: here("./clients/js/src/index.ts") }
     ]
@@ -18,6 +19,7 @@ export default defineConfig({
     include: [
       "core/test/**/*.test.ts",
       "plugins/test/**/*.test.ts",
+      "memory/test/**/*.test.ts",
       "server/test/**/*.test.ts",
       "clients/js/test/**/*.test.ts",
       "examples/test/**/*.test.ts"

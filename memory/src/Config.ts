@@ -6,9 +6,9 @@
  * ```ts
  * import { defineConfig } from "@umo/memory"
  * import { defaultPlugins } from "@umo/plugins"
- * import { hashtags } from "./hashtags.ts"
+ * import { hashtags } from "./hashtags.js"
  *
- * export default defineConfig({ plugins: [...defaultPlugins({ maxLength: 1_000_000 }), hashtags()] })
+ * export default defineConfig({ plugins: [...defaultPlugins(), hashtags()] })
  * ```
  * @module
  */
@@ -22,7 +22,7 @@ import { FetchHttpClient } from "effect/http"
 import * as MemoryLive from "./MemoryLive.js"
 
 export interface UmoConfig {
-  /** The capture pipeline; default `defaultPlugins({ maxLength: 1_000_000 })` (see `MemoryOptions`). */
+  /** The capture pipeline; default `defaultPlugins()` (see `MemoryOptions`). */
   readonly plugins?: ReadonlyArray<Plugin<Embedder>> | undefined
   /**
    * The Embedder layer; default the one `UMO_EMBEDDER` picks. A store keeps the vectors of one

@@ -69,7 +69,9 @@ export const storeFailure = (error: StoreError | LedgerError) =>
 
 /** Maps a pipeline failure: bad input is the caller's (InvalidRequest); the rest is a defect. */
 export const pipelineFailure = (error: PipelineError) =>
-  error.reason === "InvalidInput" ? Effect.fail(new InvalidRequest({ detail: error.detail })) : Effect.die(error)
+  error.reason === "InvalidInput"
+    ? Effect.fail(new InvalidRequest({ detail: error.detail }))
+    : Effect.die(error)
 
 const standard = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -89,21 +91,32 @@ export const describeIssue = (issue: Issue.Issue, prefix = ""): string => {
   return `${prefix}${shown}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}`.slice(0, 1_000)
 }
 
-/** Decodes a request with its schema; a failure is an InvalidRequest naming each field and rule. */
+/** Where a request's fields travel over HTTP, which a failure names as the API does. */
+export type RequestPart = "request body" | "query string" | "headers"
+
+/**
+ * Decodes a request with its schema; a failure is an InvalidRequest naming each field and rule,
+ * worded as the HTTP API words it for the `part` of the request the fields travel in.
+ */
 export const decodeRequest =
-  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) =>
+  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, part: RequestPart) =>
   (input: unknown): Effect.Effect<S["Type"], InvalidRequest> =>
     Schema.decodeUnknownEffect(schema)(input, { onExcessProperty: "error" }).pipe(
-      Effect.mapError((error) => new InvalidRequest({ detail: describeIssue(error.issue, "invalid request: ") }))
+      Effect.mapError(
+        (error) => new InvalidRequest({ detail: describeIssue(error.issue, `invalid ${part}: `) })
+      )
     )
 
 const errorClasses = [MemoryNotFound, InvalidRequest, UnsupportedFile, ProviderFailed, Unavailable] as const
 
 /** Whether a failure is one of the service's errors. */
-export const isMemoryError = (error: unknown): error is MemoryError => errorClasses.some((c) => error instanceof c)
+export const isMemoryError = (error: unknown): error is MemoryError =>
+  errorClasses.some((c) => error instanceof c)
 
 /** The HTTP status an error of the service is answered with (its class's `httpApiStatus`). */
 export const statusOf = (error: MemoryError): number => {
   const errorClass = errorClasses.find((c) => error instanceof c)
-  return Number(errorClass === undefined ? 500 : (SchemaAST.resolve(errorClass.ast)?.["httpApiStatus"] ?? 500))
+  return Number(
+    errorClass === undefined ? 500 : (SchemaAST.resolve(errorClass.ast)?.["httpApiStatus"] ?? 500)
+  )
 }

@@ -81,7 +81,6 @@ export const Count = (min: number, max: number) =>
 /** Text that travels in a query string: short enough that 12 bytes a character (percent-encoded) fit 16 KB. */
 export const QueryText = Text(1_000)
 
-
 /**
  * An idempotency key (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 visible ASCII
  * characters, e.g. a UUID. Kept for 24 hours, per account.
@@ -89,3 +88,6 @@ export const QueryText = Text(1_000)
 export const IdempotencyKey = Schema.String.check(
   Schema.isPattern(/^[!-~]{1,255}$/u, { message: "must be 1 to 255 visible ASCII characters" })
 )
+
+/** Largest file an upload reads (DESIGN.md: 20 MB). */
+export const uploadLimitBytes = 20 * 1024 * 1024

@@ -28,7 +28,13 @@
  */
 import type { Account } from "@umo/core"
 import { Context, type Effect } from "effect"
-import type { InvalidRequest, MemoryNotFound, ProviderFailed, Unavailable, UnsupportedFile } from "./Errors.js"
+import type {
+  InvalidRequest,
+  MemoryNotFound,
+  ProviderFailed,
+  Unavailable,
+  UnsupportedFile
+} from "./Errors.js"
 import type {
   AskRequest,
   BatchRequest,

@@ -6,32 +6,31 @@ import * as Capture from "./capture/Capture.js"
 import { decodeRequest } from "./Errors.js"
 import * as Insight from "./insight/Insight.js"
 import { Memory, MemoryAccount } from "./Memory.js"
-import * as Recall from "./recall/Recall.js"
 import * as Records from "./Records.js"
 import { ExplainRequest, MatchRequest, SearchRequest } from "./Requests.js"
 import type { AccountInfo, SearchResults } from "./Results.js"
-
-/** Longest text a capture keeps: a file's (a text capture's limit, 50,000, is its request's). */
-export const documentMaxLength = 1_000_000
+import * as Recall from "./recall/Recall.js"
 
 export interface MemoryOptions {
   /**
-   * The capture pipeline: default `defaultPlugins({ maxLength: 1_000_000 })`. Files are captured
-   * whole up to the capture plugin's `maxLength`: give yours that limit to keep long documents.
+   * The capture pipeline; default `defaultPlugins()`. A file's text is kept whole up to the capture
+   * plugin's `maxLength` (1,000,000 characters by default); a text capture's limit is its request's.
    */
   readonly plugins?: ReadonlyArray<Plugin<Embedder>> | undefined
 }
 
 /** The plugins' configuration could not make a pipeline; the message names the plugin. */
-export class InvalidPlugins extends Schema.Error<InvalidPlugins>("InvalidPlugins")({ detail: Schema.String }) {
+export class InvalidPlugins extends Schema.Error<InvalidPlugins>("InvalidPlugins")({
+  detail: Schema.String
+}) {
   override get message(): string {
     return this.detail
   }
 }
 
-const decodeSearch = decodeRequest(SearchRequest)
-const decodeMatch = decodeRequest(MatchRequest)
-const decodeExplain = decodeRequest(ExplainRequest)
+const decodeSearch = decodeRequest(SearchRequest, "request body")
+const decodeMatch = decodeRequest(MatchRequest, "request body")
+const decodeExplain = decodeRequest(ExplainRequest, "query string")
 
 /** The account the call acts for. */
 const accountId = Effect.map(Effect.service(MemoryAccount), (account) => account.account_id)
@@ -43,7 +42,7 @@ const accountId = Effect.map(Effect.service(MemoryAccount), (account) => account
 export const make = (options: MemoryOptions = {}) =>
   Effect.gen(function* () {
     const pipeline = yield* Effect.try({
-      try: () => Pipeline.make(options.plugins ?? defaultPlugins({ maxLength: documentMaxLength })),
+      try: () => Pipeline.make(options.plugins ?? defaultPlugins()),
       catch: (error) => new InvalidPlugins({ detail: error instanceof Error ? error.message : String(error) })
     })
     const captures = yield* Capture.make(pipeline)
@@ -53,7 +52,8 @@ export const make = (options: MemoryOptions = {}) =>
     const records = yield* Records.make
 
     return Memory.of({
-      capture: (request, options) => Effect.flatMap(accountId, (id) => captures.capture(id, request, options)),
+      capture: (request, options) =>
+        Effect.flatMap(accountId, (id) => captures.capture(id, request, options)),
       batch: (request, options) => Effect.flatMap(accountId, (id) => captures.batch(id, request, options)),
       upload: (file, options) => Effect.flatMap(accountId, (id) => captures.upload(id, file, options)),
       list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
@@ -67,7 +67,11 @@ export const make = (options: MemoryOptions = {}) =>
             source: request.source
           })
           return {
-            results: hits.map((h) => ({ umo_id: h.memory.umo_id, content_text: h.memory.content, score: h.score })),
+            results: hits.map((h) => ({
+              umo_id: h.memory.umo_id,
+              content_text: h.memory.content,
+              score: h.score
+            })),
             total_count: total,
             has_more: total > hits.length
           } satisfies SearchResults

@@ -35,7 +35,7 @@ export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<
       )
     : Effect.fail(memoryNotFound(id))
 
-const decodeList = decodeRequest(ListRequest)
+const decodeList = decodeRequest(ListRequest, "query string")
 
 /** The calls on stored memories: read, list, prove, forget; and the service's signing keys. */
 export const make = Effect.gen(function* () {

@@ -7,9 +7,10 @@ export interface StageTiming {
 }
 
 /**
- * The stages timed during the current request, reported after `app` in its `Server-Timing`
- * header (W3C Server Timing) so a client or benchmark can see where a request's time went. The
- * request middleware provides a fresh list per request; outside a request nothing is recorded.
+ * The stages timed during the current call (embedding the query, the vector and text searches, …),
+ * so a caller can see where its time went: the reference server reports them in each response's
+ * `Server-Timing` header (W3C Server Timing). Whoever wants them provides a fresh list per call;
+ * otherwise nothing is recorded.
  */
 export const StageTimings = Context.Reference<Array<StageTiming> | undefined>("@umo/memory/StageTimings", {
   defaultValue: () => undefined
@@ -29,7 +30,3 @@ export const timed =
       stages?.push({ name, ms: elapsedMs(started) })
       return result
     })
-
-/** The `Server-Timing` value: the whole request, then its stages. */
-export const serverTiming = (totalMs: number, stages: ReadonlyArray<StageTiming>) =>
-  [`app;dur=${totalMs}`, ...stages.map((s) => `${s.name};dur=${s.ms}`)].join(", ")

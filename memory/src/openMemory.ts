@@ -15,9 +15,9 @@
  * @module
  */
 import { join } from "node:path"
+import * as Client from "@umo/client"
 import { AccountStore } from "@umo/core"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
-import * as Client from "@umo/client"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
 import { memoryLayer, type UmoConfig } from "./Config.js"
 import { isMemoryError, type MemoryError, statusOf } from "./Errors.js"
@@ -74,7 +74,9 @@ const storageOf = (options: OpenMemoryOptions) => {
 export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenMemory> => {
   const runtime = ManagedRuntime.make(memoryLayer(options).pipe(Layer.provideMerge(storageOf(options))))
   const opened = await runtime.runPromiseExit(
-    Effect.flatMap(Effect.service(AccountStore), (accounts) => accounts.ensureAccount(options.account ?? "default"))
+    Effect.flatMap(Effect.service(AccountStore), (accounts) =>
+      accounts.ensureAccount(options.account ?? "default")
+    )
   )
   if (Exit.isFailure(opened)) {
     await runtime.dispose()
@@ -130,19 +132,27 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       return (data.results as ReadonlyArray<Client.Raw>).map((r) => new Client.Match(r))
     },
     answer: async (question, options = {}) =>
-      new Client.Answer(await call(Results.AskAnswer, (m) => m.answer(Client.answerRequest(question, options)))),
+      new Client.Answer(
+        await call(Results.AskAnswer, (m) => m.answer(Client.answerRequest(question, options)))
+      ),
     compare: async (sourceId, candidateId, options = {}) =>
       new Client.Comparison(
-        await call(Results.MatchResult, (m) => m.compare(Client.compareRequest(sourceId, candidateId, options)))
+        await call(Results.MatchResult, (m) =>
+          m.compare(Client.compareRequest(sourceId, candidateId, options))
+        )
       ),
     verify: async (id) => new Client.Proof(await call(Results.Proof, (m) => m.proof(id))),
     explain: async (id, options = {}) =>
       new Client.Explanation(await call(Results.Explanation, (m) => m.explain(id, options))),
-    forget: async (id) => new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
+    forget: async (id) =>
+      new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
     account: async () => {
       const info = await call(Results.AccountInfo, (m) => m.account)
       // In-process there is no API key: the account is the one opened.
-      return new Client.Account({ ...info, key: { key_id: "in-process", tier: account.tier, status: "active" } })
+      return new Client.Account({
+        ...info,
+        key: { key_id: "in-process", tier: account.tier, status: "active" }
+      })
     },
     models: async () => new Client.Models(await call(Results.ModelList, (m) => m.models)),
     signingKeys: async () => {

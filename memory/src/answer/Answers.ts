@@ -1,11 +1,11 @@
 import { AnswerModels } from "@umo/core"
 import { Effect } from "effect"
 import { decodeRequest, InvalidRequest, ProviderFailed } from "../Errors.js"
-import type * as Recall from "../recall/Recall.js"
 import { AskRequest } from "../Requests.js"
 import type { AskAnswer, ModelList } from "../Results.js"
+import type * as Recall from "../recall/Recall.js"
 
-const decodeAsk = decodeRequest(AskRequest)
+const decodeAsk = decodeRequest(AskRequest, "request body")
 
 /**
  * Answers questions from an account's memories through the `AnswerModels` port: the question is
@@ -30,12 +30,12 @@ export const make = (recall: Recall.Recall) =>
         const model = registry.models.find((m) => m.id === id)
         if (model === undefined) {
           return yield* new InvalidRequest({
-            detail: `invalid request: model: must be one of ${registry.models.map((m) => m.id).join(", ")} (GET /v1/ask/models)`
+            detail: `invalid request body: model: must be one of ${registry.models.map((m) => m.id).join(", ")} (GET /v1/ask/models)`
           })
         }
         if (model.kind === "cloud" && request.provider_key === undefined) {
           return yield* new InvalidRequest({
-            detail: `invalid request: provider_key: is required for ${model.id}: a cloud model runs with your own provider key`
+            detail: `invalid request body: provider_key: is required for ${model.id}: a cloud model runs with your own provider key`
           })
         }
         const question = request.question.trim()
@@ -48,15 +48,17 @@ export const make = (recall: Recall.Recall) =>
           timestamp: hit.memory.timestamp,
           similarity: hit.similarity
         }))
-        const answered = yield* model.answer({ question, contexts, providerKey: request.provider_key }).pipe(
-          Effect.catch((e) =>
-            Effect.fail(
-              e.reason === "MissingKey"
-                ? new InvalidRequest({ detail: e.detail })
-                : new ProviderFailed({ detail: e.detail })
+        const answered = yield* model
+          .answer({ question, contexts, providerKey: request.provider_key })
+          .pipe(
+            Effect.catch((e) =>
+              Effect.fail(
+                e.reason === "MissingKey"
+                  ? new InvalidRequest({ detail: e.detail })
+                  : new ProviderFailed({ detail: e.detail })
+              )
             )
           )
-        )
         return { ...answered, model: model.id } satisfies AskAnswer
       })
 

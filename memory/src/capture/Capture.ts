@@ -9,21 +9,12 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Result, Schema } from "effect"
-import {
-  decodeRequest,
-  describeIssue,
-  InvalidRequest,
-  pipelineFailure,
-  UnsupportedFile
-} from "../Errors.js"
-import { IdempotencyKey, parseTimestamp, Source } from "../Fields.js"
+import { decodeRequest, describeIssue, InvalidRequest, pipelineFailure, UnsupportedFile } from "../Errors.js"
+import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fields.js"
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
 import { BatchRequest, CaptureRequest } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Idempotency from "./Idempotency.js"
-
-/** Largest file `upload` reads (DESIGN.md: 20 MB). */
-export const uploadLimitBytes = 20 * 1024 * 1024
 
 const captured = (umo: Umo, { receipt }: CaptureReceipt): Captured => ({
   umo_id: umo.umo_id,
@@ -33,10 +24,13 @@ const captured = (umo: Umo, { receipt }: CaptureReceipt): Captured => ({
   receipt
 })
 
-const decodeCapture = decodeRequest(CaptureRequest)
-const decodeBatch = decodeRequest(BatchRequest)
-const decodeKey = decodeRequest(Schema.Struct({ idempotencyKey: Schema.optional(IdempotencyKey) }))
-const decodeSource = decodeRequest(Schema.Struct({ source: Schema.optional(Source) }))
+const decodeCapture = decodeRequest(CaptureRequest, "request body")
+const decodeBatch = decodeRequest(BatchRequest, "request body")
+const decodeKey = decodeRequest(
+  Schema.Struct({ "idempotency-key": Schema.optional(IdempotencyKey) }),
+  "headers"
+)
+const decodeSource = decodeRequest(Schema.Struct({ source: Schema.optional(Source) }), "request body")
 const decodeItem = Schema.decodeUnknownResult(CaptureRequest)
 
 /** The pipeline's input from a checked capture request (its timestamp is known to parse). */
@@ -60,7 +54,10 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
     const keyOf = (options: CaptureOptions | undefined) =>
-      Effect.map(decodeKey({ idempotencyKey: options?.idempotencyKey }), (o) => o.idempotencyKey)
+      Effect.map(
+        decodeKey({ "idempotency-key": options?.idempotencyKey }),
+        (headers) => headers["idempotency-key"]
+      )
 
     const capture = (accountId: string, input: unknown, options?: CaptureOptions) =>
       Effect.gen(function* () {
@@ -109,7 +106,9 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                   return run(pipelineInput(checked.success)).pipe(
                     Effect.map(Result.succeed),
                     Effect.catch((error: PipelineError) =>
-                      error.reason === "InvalidInput" ? Effect.succeed(Result.fail(error.detail)) : Effect.die(error)
+                      error.reason === "InvalidInput"
+                        ? Effect.succeed(Result.fail(error.detail))
+                        : Effect.die(error)
                     )
                   )
                 },
@@ -121,8 +120,16 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 return {
                   results: outcomes.map((outcome, index): BatchResultItem => {
                     if (Result.isFailure(outcome))
-                      return { index, success: false, umo_id: null, error: { status: 422, detail: outcome.failure } }
-                    const { created_at: _, ...stored } = captured(outcome.success, byId.get(outcome.success.umo_id)!)
+                      return {
+                        index,
+                        success: false,
+                        umo_id: null,
+                        error: { status: 422, detail: outcome.failure }
+                      }
+                    const { created_at: _, ...stored } = captured(
+                      outcome.success,
+                      byId.get(outcome.success.umo_id)!
+                    )
                     return { index, success: true, ...stored }
                   })
                 }

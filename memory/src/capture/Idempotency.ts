@@ -3,7 +3,8 @@ import { Effect, Option } from "effect"
 import { InvalidRequest, storeFailure, type Unavailable } from "../Errors.js"
 
 /** What identifies a request for its idempotency key: the operation and what it was given. */
-export const fingerprint = (operation: string, input: unknown) => sha256Hex(canonicalJson({ operation, input }))
+export const fingerprint = (operation: string, input: unknown) =>
+  sha256Hex(canonicalJson({ operation, input }))
 
 /** Stores captured memories, with the answer `respond` makes of their receipts when a key is given. */
 export type Save<A> = (
@@ -31,7 +32,8 @@ export const make = Effect.gen(function* () {
               ? Effect.succeed(Option.some(earlier.response as A))
               : Effect.fail(
                   new InvalidRequest({
-                    detail: "this Idempotency-Key was used with another request: use a new key for a new request"
+                    detail:
+                      "this Idempotency-Key was used with another request: use a new key for a new request"
                   })
                 )
         })
@@ -56,7 +58,11 @@ export const make = Effect.gen(function* () {
       }
       return yield* capture((umos, respond) =>
         store
-          .insertMany(accountId, umos, key === undefined ? undefined : { key, fingerprint: request, response: respond })
+          .insertMany(
+            accountId,
+            umos,
+            key === undefined ? undefined : { key, fingerprint: request, response: respond }
+          )
           .pipe(
             Effect.map(respond),
             Effect.catch((error) =>

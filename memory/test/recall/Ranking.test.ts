@@ -7,7 +7,7 @@ import {
   entityOverlap,
   type Signals,
   withContext
-} from "../../src/services/Ranking.js"
+} from "../../src/recall/Ranking.js"
 
 const now = Date.parse("2026-11-22T00:00:00Z")
 const signal = fc.record({
