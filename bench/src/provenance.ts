@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
-import { AccountStore, Ledger, MemoryStore, Pipeline, verifyEntry } from "@umo/core"
+import { AccountStore, Ledger, MemoryProvenance, MemoryStore, Pipeline, verifyEntry } from "@umo/core"
 import { Database, defaultPlugins, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect, type Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -81,9 +81,11 @@ const measure = (size: number) =>
     yield* store.insert(account, late)
     const setupSeconds = (performance.now() - started) / 1000
     const run = Effect.runPromise
+    const provenance = yield* MemoryProvenance
     const context = yield* Effect.context<MemoryStore | Ledger>()
-    const proofOf = (umoId: string) => () => run(store.proof(account, umoId).pipe(Effect.provide(context)))
-    const proof = Option.getOrThrow(yield* store.proof(account, late.umo_id))
+    const proofOf = (umoId: string) => () =>
+      run(provenance.proof(account, umoId).pipe(Effect.provide(context)))
+    const proof = Option.getOrThrow(yield* provenance.proof(account, late.umo_id))
     if (!proof.valid || !proof.hash_chain_valid) throw new Error("bench chain does not verify")
     const latest = yield* Effect.promise(() => timeIt(samples, proofOf(late.umo_id)))
     const oldest = yield* Effect.promise(() => timeIt(samples, proofOf(early.umo_id)))

@@ -18,9 +18,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { AccountStore, Embedder, MemoryStore, makeEmbedder, Pipeline } from "@umo/core"
+import { AccountStore, Embedder, MemorySearch, MemoryStore, makeEmbedder, Pipeline } from "@umo/core"
 import { Database, defaultPlugins, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect, Fiber, Layer, Result } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
@@ -129,7 +129,10 @@ const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: Re
     for (let i = stored; i < size; i += 500) {
       const end = Math.min(size, i + 500)
       const texts = corpus.slice(i, end).map((content) => ({ content, source: "bench" }))
-      const umos = (yield* pipeline.processMany(texts)).map((r) => Result.getOrThrow(r))
+      // Concurrently, so the Embedder answers the batch's texts in few model calls.
+      const umos = yield* Effect.forEach(texts, (text) => pipeline.process(text), {
+        concurrency: "unbounded"
+      }).pipe(Effect.orDie)
       if (storing) yield* Fiber.join(storing)
       storing = yield* Effect.forkChild(
         Effect.andThen(
@@ -143,15 +146,16 @@ const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: Re
     if (storing) yield* Fiber.join(storing)
     // Exact neighbours: the same query with index scans switched off (a full scan of the vectors).
     const sql = yield* SqlClient.SqlClient
+    const index = yield* MemorySearch
     let found = 0
     for (const q of sample) {
       const approximate = new Set(
-        (yield* store.searchVector(account_id, q.vector, { limit: 10 })).map((c) => c.umo_id)
+        (yield* index.searchVector(account_id, q.vector, { limit: 10 })).map((c) => c.umo_id)
       )
       const exact = yield* sql.withTransaction(
         Effect.andThen(
           sql`SET LOCAL enable_indexscan = off`,
-          store.searchVector(account_id, q.vector, { limit: 10 })
+          index.searchVector(account_id, q.vector, { limit: 10 })
         )
       )
       found += exact.filter((c) => approximate.has(c.umo_id)).length

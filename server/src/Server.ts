@@ -1,8 +1,11 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Database, EmbedderChoice, FileParsers, SigningKey, StorageStack } from "@umo/plugins"
+import type { Embedder } from "@umo/core"
+import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
+import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { completeDocument, withAnswerModels } from "./api/OpenApiDocument.js"
 import { UmoApi } from "./api/UmoApi.js"
 import { AccountHandlers } from "./http/AccountHandlers.js"
 import { AskHandlers } from "./http/AskHandlers.js"
@@ -14,27 +17,36 @@ import * as RateLimiter from "./http/RateLimiter.js"
 import { requestMiddleware } from "./http/RequestMiddleware.js"
 import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
-import { ensureKeys } from "./services/Bootstrap.js"
-import * as Insight from "./services/Insight.js"
-import * as Memories from "./services/Memories.js"
-import * as Recall from "./services/Recall.js"
+import { ensureKeys } from "./keys/Bootstrap.js"
 
-/** The storage stack and embedder the service runs on, from the environment (see README). */
-export const StorageConfig = StorageStack.layer({
-  database: Database.layerConfig,
-  signingKey: SigningKey.layerConfig,
-  embedder: EmbedderChoice.layerConfig
-})
+/**
+ * The storage stack from the environment (see README), pinned to `embedder`: by default the one
+ * `UMO_EMBEDDER` picks.
+ */
+export const StorageConfig = (embedder: Layer.Layer<Embedder, unknown> = EmbedderChoice.layerConfig) =>
+  StorageStack.layer({ database: Database.layerConfig, signingKey: SigningKey.layerConfig, embedder })
 
-/** Every route of the API, with `/openapi.json` and the docs page at `/docs`. */
-export const ApiRoutes = Layer.mergeAll(
-  HttpApiBuilder.layer(UmoApi, { openapiPath: "/openapi.json" }),
-  HttpApiScalar.layer(UmoApi, { path: "/docs" })
-).pipe(
+/**
+ * `/openapi.json` and the docs page at `/docs`: the API's document, completed (`completeDocument`)
+ * and naming the answer models this deployment offers.
+ */
+const Documented = Layer.unwrap(
+  Effect.gen(function* () {
+    const models = yield* (yield* Memory).models
+    const api = UmoApi.annotate(OpenApi.Transform, (spec) =>
+      withAnswerModels(completeDocument(UmoApi)(spec), models)
+    )
+    return Layer.mergeAll(
+      HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }),
+      HttpApiScalar.layer(api, { path: "/docs" })
+    )
+  })
+)
+
+/** Every route of the API: each handler maps a request to one call of the Memory service. */
+export const ApiRoutes = Documented.pipe(
   Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, InsightHandlers, AccountHandlers]),
-  Layer.provide([AuthenticationLive, SchemaErrorsLive, Insight.layer]),
-  Layer.provide([Memories.layer, Recall.layer]),
-  Layer.provide(FileParsers.layer)
+  Layer.provide([AuthenticationLive, SchemaErrorsLive])
 )
 
 /** The routes served with the request middleware (ids, rate limits, logs, error bodies). */
@@ -49,10 +61,18 @@ export const NodeServer = Layer.unwrap(
   })
 )
 
-/** The whole service from the environment: storage, keys ensured at start, the server. */
-export const ServerLive = App.pipe(
-  Layer.provide(NodeServer),
-  Layer.provide(RateLimiter.layerConfig),
-  Layer.provide(Layer.effectDiscard(ensureKeys)),
-  Layer.provideMerge(StorageConfig)
+/**
+ * The whole service from the environment: the deployment's configuration (`umo.config.ts`, or the
+ * file `UMO_CONFIG` names), storage, keys ensured at start, the server.
+ */
+export const ServerLive = Layer.unwrap(
+  Effect.map(configFromEnvironment, (config) =>
+    App.pipe(
+      Layer.provide(NodeServer),
+      Layer.provide(RateLimiter.layerConfig),
+      Layer.provide(Layer.effectDiscard(ensureKeys)),
+      Layer.provide(memoryLayer(config)),
+      Layer.provideMerge(StorageConfig(config.embedder))
+    )
+  )
 )

@@ -10,7 +10,7 @@ import { AccountStore } from "@umo/core"
 import { Database, SigningKey, SqlAccountStore, SqlKeyRing } from "@umo/plugins"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
-import { generateKey } from "./services/ApiKeys.js"
+import { generateKey } from "./keys/ApiKeys.js"
 
 const userError = (userMessage: string) =>
   new CliError.UserError({ cause: new Error(userMessage), userMessage })

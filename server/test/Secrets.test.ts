@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http"
 import { join } from "node:path"
 import { sha256Hex } from "@umo/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { generateKey } from "../src/services/ApiKeys.js"
+import { generateKey } from "../src/keys/ApiKeys.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 /**

@@ -1,7 +1,8 @@
 import type { Account, ApiKeyRecord } from "@umo/core"
+import { type MemoryAccount, Unavailable } from "@umo/memory"
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { ServiceUnavailable, TooManyRequests, Unauthorized } from "./Errors.js"
+import { TooManyRequests, Unauthorized } from "./Errors.js"
 
 /** The account and key behind the request's bearer key. */
 export class CurrentAccount extends Context.Service<
@@ -11,13 +12,13 @@ export class CurrentAccount extends Context.Service<
 
 /**
  * `Authorization: Bearer <API_KEY>` on every call but `/health`: resolves the key to its account
- * (401 when missing, unknown or revoked). The rate limit (429) is applied before it, by the request
+ * (401 when missing, unknown or revoked), which the call then acts for (`MemoryAccount`). The rate limit (429) is applied before it, by the request
  * middleware; it is listed here so the API description shows it.
  */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentAccount }>()(
-  "@umo/server/Authentication",
-  {
-    error: [Unauthorized, TooManyRequests, ServiceUnavailable],
-    security: { bearer: HttpApiSecurity.bearer }
-  }
-) {}
+export class Authentication extends HttpApiMiddleware.Service<
+  Authentication,
+  { provides: CurrentAccount | MemoryAccount }
+>()("@umo/server/Authentication", {
+  error: [Unauthorized, TooManyRequests, Unavailable],
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}

@@ -1,91 +1,10 @@
 /**
- * The fields a caller sends, with every limit the server enforces on them. The API's Schemas are
- * built from these, so `/openapi.json` states each limit, decoding enforces it, and a failure names
- * the field and the rule (see `SchemaErrors`).
+ * The fields only HTTP has: a memory id in a path and the `Idempotency-Key` header. Every other
+ * field is a request of `@umo/memory` (its `Requests`), the same schema in-process and over HTTP.
  * @module
  */
-import { storableText } from "@umo/core"
-import { visibleCharacter } from "@umo/plugins"
-import { Schema, SchemaGetter } from "effect"
-
-/** Made storable once checked: U+0000 dropped, unpaired surrogates as U+FFFD (see `storableText`). */
-const storable = Schema.decode<Schema.String>({
-  decode: SchemaGetter.transform(storableText),
-  encode: SchemaGetter.transform((text: string) => text)
-})
-
-/** Text of at most `max` characters (Unicode code points, as JSON Schema counts them). */
-export const Text = (max: number) =>
-  Schema.String.check(
-    Schema.isMaxCodePoints(max, { message: `must be at most ${max.toLocaleString("en")} characters` })
-  ).pipe(storable)
-
-/**
- * Text with at least one visible character (not only spaces, line breaks or control characters:
- * what normalization would leave empty), of at most `max` characters.
- */
-export const VisibleText = (max: number) =>
-  Schema.String.check(
-    Schema.isMaxCodePoints(max, { message: `must be at most ${max.toLocaleString("en")} characters` }),
-    Schema.isPattern(visibleCharacter, { message: "must contain a visible character" })
-  ).pipe(storable)
-
-/** Longest `source`: it is indexed, and an index entry must fit in a third of a database page. */
-export const sourceLength = 512
-
-/** A memory's source: a label to filter by. */
-export const Source = Text(sourceLength).annotate({ description: `at most ${sourceLength} characters` })
-
-const dateOrDateTime =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?$/
-
-/**
- * Years 0002–9998: any offset keeps such an instant between 0001 and 9999 in UTC, the years the
- * database and the ISO form every timestamp is kept in can both hold.
- */
-const inRange = /^(?!000[01]-|9999-)/
-
-/** Parses an RFC 3339 date-time (with its offset) or date (midnight UTC); undefined if invalid. */
-export const parseTimestamp = (text: string): Date | undefined => {
-  const match = dateOrDateTime.exec(text)
-  if (match === null || !inRange.test(text)) return undefined
-  const [, year, month, day, hour = "00", minute = "00", second = "00", fraction = "", zone = "Z"] = match
-  // A leap second (:60) is the last moment of its minute here: the platform has none.
-  const seconds = second === "60" ? "59.999" : `${second}${fraction.slice(0, 4)}`
-  const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${seconds}${zone.toUpperCase()}`)
-  const calendar = new Date(0)
-  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0–99 as 1900–1999.
-  calendar.setUTCFullYear(Number(year), Number(month) - 1, Number(day))
-  const realDay =
-    calendar.getUTCFullYear() === Number(year) &&
-    calendar.getUTCMonth() === Number(month) - 1 &&
-    calendar.getUTCDate() === Number(day)
-  return Number.isNaN(date.getTime()) || !realDay || Number(hour) > 23 || Number(minute) > 59
-    ? undefined
-    : date
-}
-
-/** When the content happened: an RFC 3339 date-time with its offset, or a date. */
-export const Timestamp = Schema.String.check(
-  Schema.makeFilter((text: string) => parseTimestamp(text) !== undefined, {
-    message:
-      "must be an RFC 3339 date-time with an offset (2024-05-01T09:30:00Z) or a date (2024-05-01), years 0002 to 9998",
-    toJsonSchema: () => ({ anyOf: [{ format: "date-time" }, { format: "date" }], pattern: inRange.source })
-  })
-).annotate({ description: "RFC 3339 date-time with an offset, or a date; years 0002 to 9998" })
-
-/** A whole number from `min` to `max`. */
-export const Count = (min: number, max: number) =>
-  Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }))
-
-/** One capture: `POST /v1/process`, and each item of a batch. */
-export const CaptureRequest = Schema.Struct({
-  content: VisibleText(50_000).annotate({ description: "the text to capture: 1 to 50,000 characters" }),
-  source: Schema.optional(Schema.NullOr(Source)),
-  timestamp: Schema.optional(Timestamp)
-})
-
-export type CaptureInput = typeof CaptureRequest.Type
+import { IdempotencyKey } from "@umo/memory"
+import { Schema } from "effect"
 
 /**
  * A memory's id in a path. Ids are UUIDs, and every other string is answered like an unknown id,
@@ -96,9 +15,6 @@ export const MemoryId = Schema.String.check(
   Schema.makeFilter(() => true, { toJsonSchema: () => ({ maxLength: 100 }) })
 ).annotate({ description: "a memory id (a UUID); an unknown, malformed or another account's id is a 404" })
 
-/** Text in a query string: short enough that 12 bytes a character (percent-encoded) fit 16 KB. */
-export const QueryText = Text(1_000)
-
 /**
  * The `Idempotency-Key` header of a capture (IETF draft "The Idempotency-Key HTTP Header Field"):
  * 1 to 255 visible ASCII characters, bare or as a quoted string. A repeat of the same request with
@@ -106,11 +22,7 @@ export const QueryText = Text(1_000)
  * is refused (422). Keys are kept for 24 hours, per account.
  */
 export const IdempotencyHeaders = Schema.Struct({
-  "idempotency-key": Schema.optional(
-    Schema.String.check(
-      Schema.isPattern(/^[!-~]{1,255}$/u, { message: "must be 1 to 255 visible ASCII characters" })
-    )
-  ).annotate({
+  "idempotency-key": Schema.optional(IdempotencyKey).annotate({
     description:
       "a key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID): a retry with the same key and body " +
       "is answered as the first request was, and stores nothing again; kept for 24 hours"

@@ -1,46 +1,37 @@
+import {
+  BatchRequest,
+  CaptureRequest,
+  InvalidRequest,
+  ListRequest,
+  MemoryNotFound,
+  Results,
+  SearchRequest,
+  Source,
+  Unavailable,
+  UnsupportedFile,
+  uploadLimitBytes
+} from "@umo/memory"
 import { Schema } from "effect"
 import { Multipart } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
-import {
-  NotFound,
-  PayloadTooLarge,
-  ServiceUnavailable,
-  Unprocessable,
-  UnsupportedMediaType
-} from "./Errors.js"
-import { CaptureRequest, IdempotencyHeaders, MemoryId, Source } from "./Fields.js"
+import { PayloadTooLarge } from "./Errors.js"
+import { IdempotencyHeaders, MemoryId } from "./Fields.js"
 import { SchemaErrors } from "./SchemaErrors.js"
-import {
-  BatchRequest,
-  BatchResult,
-  Captured,
-  DeletionReceipt,
-  Envelope,
-  ListPage,
-  ListQuery,
-  Memory,
-  Proof,
-  SearchRequest,
-  SearchResults,
-  Uploaded
-} from "./Schemas.js"
-
-/** Largest upload accepted (DESIGN.md: 20 MB; 413 beyond). */
-export const uploadLimitBytes = 20 * 1024 * 1024
+import { Envelope } from "./Schemas.js"
 
 const id = { id: MemoryId }
-const captureErrors = [Unprocessable, ServiceUnavailable]
-const readErrors = [NotFound, ServiceUnavailable]
+const captureErrors = [InvalidRequest, Unavailable]
+const readErrors = [MemoryNotFound, Unavailable]
 
 // Each alias shares its call's whole definition.
 const capture = {
   payload: CaptureRequest,
   headers: IdempotencyHeaders,
-  success: Envelope(Captured),
+  success: Envelope(Results.Captured),
   error: captureErrors
 }
-const search = { payload: SearchRequest, success: Envelope(SearchResults), error: captureErrors }
+const search = { payload: SearchRequest, success: Envelope(Results.SearchResults), error: captureErrors }
 
 /** Capture, list, fetch, prove and delete memories. */
 export class MemoriesApi extends HttpApiGroup.make("memories")
@@ -50,7 +41,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     HttpApiEndpoint.post("batch", "/v1/batch", {
       payload: BatchRequest,
       headers: IdempotencyHeaders,
-      success: Envelope(BatchResult),
+      success: Envelope(Results.BatchResult),
       error: captureErrors
     }),
     HttpApiEndpoint.post("upload", "/v1/upload", {
@@ -58,8 +49,8 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         Schema.Struct({ file: Multipart.SingleFileSchema, source: Schema.optional(Source) })
       ),
       headers: IdempotencyHeaders,
-      success: Envelope(Uploaded),
-      error: [Unprocessable, UnsupportedMediaType, PayloadTooLarge, ServiceUnavailable]
+      success: Envelope(Results.Uploaded),
+      error: [InvalidRequest, UnsupportedFile, PayloadTooLarge, Unavailable]
     }).annotate(
       OpenApi.Description,
       "Captures the text of a file (the `file` part, 20 MB at most): PDF, HTML, JSON, CSV, Markdown or plain " +
@@ -71,19 +62,23 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
     HttpApiEndpoint.post("query", "/v1/memories/query", search),
     HttpApiEndpoint.post("search", "/v1/search", search),
     HttpApiEndpoint.get("list", "/v1/memories", {
-      query: ListQuery,
-      success: Envelope(ListPage),
-      error: [Unprocessable, ServiceUnavailable]
+      query: ListRequest,
+      success: Envelope(Results.ListPage),
+      error: [InvalidRequest, Unavailable]
     }),
-    HttpApiEndpoint.get("get", "/v1/memories/:id", { params: id, success: Memory, error: readErrors }),
+    HttpApiEndpoint.get("get", "/v1/memories/:id", {
+      params: id,
+      success: Results.MemoryRecord,
+      error: readErrors
+    }),
     HttpApiEndpoint.get("proof", "/v1/memories/:id/proof", {
       params: id,
-      success: Envelope(Proof),
+      success: Envelope(Results.Proof),
       error: readErrors
     }),
     HttpApiEndpoint.delete("forget", "/v1/memories/:id", {
       params: id,
-      success: DeletionReceipt,
+      success: Results.DeletionReceipt,
       error: readErrors
     })
   )

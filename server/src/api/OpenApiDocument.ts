@@ -117,3 +117,35 @@ export const completeDocument =
     }
     return spec
   }
+
+/** The answer models a deployment offers (`GET /v1/ask/models`). */
+interface AnswerModelList {
+  readonly local: ReadonlyArray<{ readonly id: string }>
+  readonly cloud: ReadonlyArray<{ readonly id: string }>
+}
+
+/**
+ * The document naming this deployment's answer models: `POST /v1/ask`'s `model` is one of them,
+ * and a cloud model requires `provider_key` (the rules the service enforces with a 422).
+ */
+export const withAnswerModels = (spec: Json, models: AnswerModelList): Json => {
+  const ask = operations(spec).find((operation) => operation["operationId"] === "ask.ask")
+  const body: Json | undefined = ask?.["requestBody"]?.["content"]?.["application/json"]?.["schema"]
+  const ref = body?.["$ref"]
+  const schema: Json | undefined =
+    typeof ref === "string" ? spec["components"]?.["schemas"]?.[ref.split("/").pop()!] : body
+  const model: Json | undefined = schema?.["properties"]?.["model"]
+  if (model === undefined) return spec
+  const cloud = models.cloud.map((m) => m.id)
+  // The string branch names the models; an optional field's `null` branch stays (null is "absent").
+  const named = (Array.isArray(model["anyOf"]) ? model["anyOf"] : [model]).find(
+    (s: Json) => s["type"] === "string"
+  )
+  if (named !== undefined) named["enum"] = [...models.local.map((m) => m.id), ...cloud]
+  if (cloud.length > 0) {
+    schema!["if"] = { properties: { model: { enum: cloud } }, required: ["model"] }
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
+    schema!["then"] = { required: ["provider_key"], properties: { provider_key: { type: "string" } } }
+  }
+  return spec
+}

@@ -1,8 +1,8 @@
 import { AccountStore, sha256Hex } from "@umo/core"
+import { MemoryAccount, storeFailure } from "@umo/memory"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Authentication, CurrentAccount } from "../api/Authentication.js"
 import { Unauthorized } from "../api/Errors.js"
-import { storeFailure } from "../services/Memories.js"
 import { RateLimiter } from "./RateLimiter.js"
 
 /**
@@ -32,7 +32,10 @@ export const AuthenticationLive = Layer.effect(
             return yield* new Unauthorized({ detail: "invalid or revoked API key" })
           }
           yield* limiter.keyAccepted(keyHash)
-          return yield* Effect.provideService(httpEffect, CurrentAccount, found.value)
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentAccount, found.value),
+            Effect.provideService(MemoryAccount, found.value.account)
+          )
         })
     })
   })

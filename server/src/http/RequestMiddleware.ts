@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
+import { elapsedMs, type StageTiming, StageTimings } from "@umo/memory"
 import { ByteSize, Cause, Effect } from "effect"
 import {
   HttpEffect,
@@ -9,11 +10,14 @@ import {
   HttpServerResponse,
   Multipart
 } from "effect/http"
-import { withoutKeys } from "../services/ApiKeys.js"
-import { elapsedMs, type StageTiming, StageTimings, serverTiming } from "../services/StageTimings.js"
+import { withoutKeys } from "../keys/ApiKeys.js"
 import { allowedMethods } from "./AllowedMethods.js"
 import { type Caller, type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
+
+/** The `Server-Timing` value: the whole request, then its stages. */
+const serverTiming = (totalMs: number, stages: ReadonlyArray<StageTiming>) =>
+  [`app;dur=${totalMs}`, ...stages.map((s) => `${s.name};dur=${s.ms}`)].join(", ")
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
 

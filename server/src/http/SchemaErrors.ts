@@ -1,7 +1,7 @@
+import { describeIssue, InvalidRequest } from "@umo/memory"
 import { Effect } from "effect"
 import { HttpApiMiddleware } from "effect/http-api"
-import { Unprocessable } from "../api/Errors.js"
-import { describeIssue, SchemaErrors } from "../api/SchemaErrors.js"
+import { SchemaErrors } from "../api/SchemaErrors.js"
 
 const where: Record<string, string> = {
   Body: "request body",
@@ -14,7 +14,7 @@ const where: Record<string, string> = {
 
 export const SchemaErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(SchemaErrors, (error) =>
   Effect.fail(
-    new Unprocessable({
+    new InvalidRequest({
       detail: describeIssue(error.cause.issue, `invalid ${where[error.kind] ?? error.kind}: `)
     })
   )

@@ -1,5 +1,6 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
+import { HttpClient } from "effect/http"
 import { describe, expect } from "vitest"
 import { clientFor, keys, rawCall, TestServer } from "../support/TestServer.js"
 
@@ -59,7 +60,7 @@ describe("ask", () => {
         for (const [payload, rule] of [
           [
             { question: "why?", model: "acme:oracle" },
-            'model: Expected "umo-extractive" | "openai:gpt-4o-mini"'
+            "model: must be one of umo-extractive, openai:gpt-4o-mini, openai:gpt-4o, anthropic:claude-3-5-haiku-latest (GET /v1/ask/models)"
           ],
           [{ question: "  " }, "question: must contain a visible character"],
           [{ question: "why?", context_size: 21 }, "context_size: Expected a value between 1 and 20"],
@@ -85,6 +86,17 @@ describe("ask", () => {
         const { data } = yield* alice.ask.models()
         expect(data.local).toContainEqual({ id: "umo-extractive", default: true })
         expect(Array.isArray(data.cloud)).toBe(true)
+        // The served document names the same models, and asks a key for the cloud ones.
+        const http = yield* HttpClient.HttpClient
+        // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, read field by field
+        const document = (yield* (yield* http.get("/openapi.json")).json) as any
+        const body = document.paths["/v1/ask"]!.post.requestBody.content["application/json"]!.schema
+        const named = body["properties"].model.anyOf.find(
+          (branch: { type: string }) => branch.type === "string"
+        )
+        expect(named.enum).toEqual([...data.local, ...data.cloud].map((m) => m.id))
+        expect(body["if"].properties.model.enum).toEqual(data.cloud.map((m) => m.id))
+        expect(body["then"].required).toEqual(["provider_key"])
       })
     )
   })

@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from "node:crypto"
 import { join } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
-import { AccountStore, Embedder, sha256Hex } from "@umo/core"
+import { AccountStore, Embedder, makeEmbedder, sha256Hex } from "@umo/core"
+import { memoryLayer, type UmoConfig } from "@umo/memory"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { App, createUmoServer, UmoApi } from "@umo/server"
 import { Effect, Layer } from "effect"
@@ -18,19 +19,22 @@ export const keys = {
 
 const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
 
-/** How many times the model was asked to embed: batching shows as fewer calls than items. */
+/** How many times the model itself was called: batching shows as fewer calls than items. */
 export const embedderCalls = { count: 0 }
 
+/** The real default-free embedder (USE lite), counting its model calls. */
 const CountingEmbedder = Layer.effect(
   Embedder,
-  Effect.map(UseLiteEmbedder.make(), (embedder) => ({
-    model: embedder.model,
-    embed: (texts: ReadonlyArray<string>) =>
-      Effect.suspend(() => {
-        embedderCalls.count += 1
-        return embedder.embed(texts)
-      })
-  }))
+  Effect.map(UseLiteEmbedder.makeImpl(), (impl) =>
+    makeEmbedder({
+      ...impl,
+      embedBatch: (texts) =>
+        Effect.suspend(() => {
+          embedderCalls.count += 1
+          return impl.embedBatch(texts)
+        })
+    })
+  )
 )
 
 /**
@@ -54,10 +58,11 @@ const TestKeys = Layer.effectDiscard(
   })
 )
 
-/** Gives an app layer test keys, in-memory storage and a generous rate limit. */
+/** Gives an app layer the Memory service, test keys, in-memory storage and a generous rate limit. */
 const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, options: TestServerOptions) =>
   app.pipe(
     Layer.provide(RateLimiter.layer(options.ratePerMinute ?? 100_000)),
+    Layer.provide(memoryLayer(options.config ?? {})),
     Layer.provideMerge(TestKeys),
     Layer.provideMerge(testStorage(options.dataDir, options.database))
   )
@@ -68,6 +73,8 @@ export interface TestServerOptions {
   readonly dataDir?: string
   /** Another database than PGlite (e.g. PostgreSQL). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown>
+  /** A deployment's configuration (plugins, answer models, file parsers); the embedder stays the test one. */
+  readonly config?: UmoConfig
 }
 
 /** The app behind the platform's test server, with an HttpClient pointed at it. */
