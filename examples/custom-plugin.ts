@@ -1,38 +1,15 @@
 /**
- * Adds a user-written plugin to the default pipeline: a hashtag extractor for the extract stage.
+ * Adds a user-written plugin to the default pipeline: a hashtag extractor for the extract stage
+ * (served-plugin/hashtags.ts), run here in-process on one text.
  *
  *   npx tsx examples/custom-plugin.ts "Shipped the beta today #launch #umo with @ana"
  *
- * The plugin follows the contract in core/src/Plugin.ts: a factory checks its options once and
- * returns a named, versioned value; `run` is pure and returns a new draft; its own findings go
- * under `extensions[name]` (kept on the UMO and covered by the semantic hash).
+ * To serve it from the reference server, see served-plugin/umo.config.ts.
  */
-import { addMessage, type Draft, decodeOptions, makePlugin, Pipeline, type Plugin } from "@umo/core"
+import { Pipeline } from "@umo/core"
 import { defaultPlugins, EmbedderChoice } from "@umo/plugins"
-import { Effect, Schema } from "effect"
-
-const HashtagOptions = Schema.Struct({
-  /** Fold tags to lowercase so #Launch and #launch are one tag. */
-  lowercase: Schema.optional(Schema.Boolean)
-})
-
-export const hashtags = (options: typeof HashtagOptions.Encoded = {}): Plugin => {
-  const { lowercase = true } = decodeOptions("hashtags", HashtagOptions, options)
-  return makePlugin({
-    name: "hashtags",
-    version: "1.0.0",
-    stage: "extract",
-    run: (draft: Draft) =>
-      Effect.sync(() => {
-        const found = [...draft.content.matchAll(/(?<![\p{L}\p{N}_])#([\p{L}\p{N}_]+)/gu)].map((m) =>
-          lowercase ? m[1]!.toLowerCase() : m[1]!
-        )
-        const tags = [...new Set(found)]
-        const next = { ...draft, extensions: { ...draft.extensions, hashtags: tags } }
-        return tags.length === 0 ? addMessage(next, "info", "no hashtags found") : next
-      })
-  })
-}
+import { Effect } from "effect"
+import { hashtags } from "./served-plugin/hashtags.js"
 
 const text = process.argv.slice(2).join(" ") || "Shipped the beta today #launch #UMO #launch with @ana"
 
