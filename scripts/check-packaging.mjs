@@ -1,8 +1,10 @@
-// Packs @umo/core, @umo/plugins and @umo/client the way they would be published, installs the
-// tarballs into a throwaway app outside the workspace, type-checks a TypeScript consumer against
-// the shipped declarations (DOM typings, no @types/node: the client must not need Node) and runs
-// it. Fails loudly if an exports map, the declarations or the runtime dependencies are incomplete,
-// or if the client gained a runtime dependency.
+// Packs @umo/core, @umo/plugins, @umo/client and @umo/memory the way they would be published,
+// installs the tarballs into a throwaway app outside the workspace, type-checks two TypeScript
+// consumers against the shipped declarations and runs them: one of the pipeline and the client
+// (DOM typings, no @types/node: the client must not need Node), and one of the memory service
+// in-process (openMemory: capture, ask, answer, verify offline, forget, close). Fails loudly if an
+// exports map, the declarations or the runtime dependencies are incomplete, or if the client
+// gained a runtime dependency.
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,14 +17,16 @@ const run = (command, args, cwd) =>
   execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" })
 
 try {
-  for (const workspace of ["@umo/core", "@umo/plugins", "@umo/client"]) {
+  for (const workspace of ["@umo/core", "@umo/plugins", "@umo/client", "@umo/memory"]) {
     run("npm", ["pack", "--silent", "--workspace", workspace, "--pack-destination", work], root)
   }
   const tarballs = readdirSync(work).filter((f) => f.endsWith(".tgz"))
   const core = tarballs.find((f) => f.startsWith("umo-core-"))
   const plugins = tarballs.find((f) => f.startsWith("umo-plugins-"))
   const client = tarballs.find((f) => f.startsWith("umo-client-"))
-  if (!core || !plugins || !client) throw new Error(`expected three tarballs, got ${tarballs.join(", ")}`)
+  const memory = tarballs.find((f) => f.startsWith("umo-memory-"))
+  if (!core || !plugins || !client || !memory)
+    throw new Error(`expected four tarballs, got ${tarballs.join(", ")}`)
 
   const app = join(work, "app")
   run("mkdir", ["-p", app], work)
@@ -35,7 +39,8 @@ try {
       dependencies: {
         "@umo/core": `file:../${core}`,
         "@umo/plugins": `file:../${plugins}`,
-        "@umo/client": `file:../${client}`
+        "@umo/client": `file:../${client}`,
+        "@umo/memory": `file:../${memory}`
       }
     })
   )
@@ -59,7 +64,33 @@ console.log(JSON.stringify({ people, triples: umo.svo_triples.length, quality: u
 `
   )
   writeFileSync(
-    join(app, "tsconfig.json"),
+    join(app, "memory.ts"),
+    `import { NotFoundError, verifyProof, verifyReceipt } from "@umo/client"
+import { openMemory } from "@umo/memory"
+import { UseLiteEmbedder } from "@umo/plugins"
+
+const text = "Grace Hopper found a moth in the Mark II in 1947."
+const umo = await openMemory({ dataDir: "data", account: "packaging", embedder: UseLiteEmbedder.layer() })
+try {
+  const keys = await umo.signingKeys()
+  const captured = await umo.capture(text, { source: "packaging" })
+  const [found] = await umo.ask("What did Grace Hopper find?")
+  const answer = await umo.answer("What did Grace Hopper find?")
+  const proven = await verifyProof(await umo.verify(captured.umoId), keys, text)
+  const forgotten = await umo.forget(captured.umoId)
+  const receipt = await verifyReceipt(forgotten.receipt, keys)
+  const gone = await umo.get(captured.umoId).catch((e: unknown) => e)
+  if (found?.umoId !== captured.umoId || answer.citations[0]?.umoId !== captured.umoId || !proven)
+    throw new Error("in-process memory: " + JSON.stringify({ found, answer: answer.raw, proven }))
+  if (receipt.umo_id !== captured.umoId || !(gone instanceof NotFoundError)) throw new Error("forget: " + String(gone))
+  console.log(JSON.stringify({ captured: captured.umoId.length, answer: answer.method, proven, forgotten: forgotten.forgotten }))
+} finally {
+  await umo.close()
+}
+`
+  )
+  /** A strict TypeScript project of one file, with `options` added (which typings it may use). */
+  const project = (file, options) =>
     JSON.stringify({
       compilerOptions: {
         target: "ES2023",
@@ -68,10 +99,15 @@ console.log(JSON.stringify({ people, triples: umo.svo_triples.length, quality: u
         strict: true,
         noEmit: true,
         skipLibCheck: true,
-        types: []
+        ...options
       },
-      files: ["consumer.ts"]
+      files: [file]
     })
+  // The client must type-check with no Node typings; the memory service runs on Node.
+  writeFileSync(join(app, "tsconfig.json"), project("consumer.ts", { types: [] }))
+  writeFileSync(
+    join(app, "tsconfig.memory.json"),
+    project("memory.ts", { lib: ["ES2023", "DOM"], types: ["node"] })
   )
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], app)
   const clientManifest = JSON.parse(readFileSync(join(app, "node_modules/@umo/client/package.json"), "utf8"))
@@ -80,12 +116,22 @@ console.log(JSON.stringify({ people, triples: umo.svo_triples.length, quality: u
       `@umo/client must have no runtime dependencies: ${JSON.stringify(clientManifest.dependencies)}`
     )
   // Type-check the consumer against the declarations the tarballs ship, with the workspace's tsc.
-  run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], app)
-  const output = run(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "consumer.ts"], app)
+  const tsc = join(root, "node_modules/typescript/bin/tsc")
+  run(process.execPath, [tsc, "-p", "tsconfig.json"], app)
+  // The memory service runs on Node: its consumer type-checks with Node's typings (from the workspace).
+  run(
+    process.execPath,
+    [tsc, "-p", "tsconfig.memory.json", "--typeRoots", join(root, "node_modules/@types")],
+    app
+  )
+  const tsx = join(root, "node_modules/tsx/dist/cli.mjs")
+  const output = run(process.execPath, [tsx, "consumer.ts"], app)
+  const inProcess = run(process.execPath, [tsx, "memory.ts"], app)
   console.log(
-    `packaging: ${core}, ${plugins} and ${client} install, type-check and run outside the workspace`
+    `packaging: ${core}, ${plugins}, ${client} and ${memory} install, type-check and run outside the workspace`
   )
   console.log(`packaging: ${output.trim()}`)
+  console.log(`packaging: openMemory ${inProcess.trim()}`)
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -187,7 +187,7 @@ const results = {
     turns: turns.filter((t) => conversations.includes(t.conv_id)).length,
     questions: questions.length
   },
-  ranking: "server defaults (server/src/services/Ranking.ts) unless UMO_RANK_* is set",
+  ranking: "defaults (memory/src/recall/Ranking.ts) unless UMO_RANK_* is set",
   ranking_overrides: Object.fromEntries(
     Object.entries(process.env).filter(([k]) => k.startsWith("UMO_RANK_"))
   ),

@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 
@@ -29,6 +32,20 @@ describe("examples", () => {
     expect(umo.quality_score).toBeGreaterThan(0)
     expect(umo.embedding).toMatchObject({ dimensions: 512, chunks: 1 })
     expect(umo.embedding.first_values).toHaveLength(4)
+  })
+
+  it("in-process captures, answers, verifies offline and forgets with openMemory, no server", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "umo-example-"))
+    try {
+      const out = await runExample("examples/in-process.ts", dataDir)
+      expect(out.captured.umo_id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(out.answer.cited).toEqual([out.captured.umo_id])
+      expect(out.answer.text).toContain("[1]")
+      expect(out.verified).toEqual({ valid: true, offline: true })
+      expect(out.forgotten).toEqual({ forgotten: true, receipt_of: out.captured.umo_id })
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   it("custom-plugin runs a user's hashtag plugin in the extract stage", async () => {

@@ -22,7 +22,7 @@ describe("a custom plugin served through UMO_CONFIG", () => {
     const umo = new UMOClient({ baseUrl: server.baseUrl, apiKey: key })
     const { umoId } = await umo.capture("Shipped the beta today #Launch #umo #launch with Ana.")
     const memory = await umo.get(umoId)
-    expect(memory.raw.extensions).toEqual({ hashtags: ["launch", "umo"] })
+    expect(memory.extensions).toEqual({ hashtags: ["launch", "umo"] })
     expect((memory.raw.pipeline as Array<{ name: string }>).map((p) => p.name)).toContain("hashtags")
     const explained = await umo.explain(umoId)
     expect(explained.keyReasons).toContain("Plugin hashtags found: launch, umo")

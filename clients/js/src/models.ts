@@ -42,6 +42,8 @@ export class Memory {
   readonly language: string
   readonly contentHash: string
   readonly semanticHash: string
+  /** What the service's own plugins found, under each plugin's name (empty with the default plugins). */
+  readonly extensions: Raw
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
@@ -56,6 +58,7 @@ export class Memory {
     this.language = str(raw, "language")
     this.contentHash = str(raw, "content_hash")
     this.semanticHash = str(raw, "semantic_hash")
+    this.extensions = obj(raw, "extensions")
   }
 }
 

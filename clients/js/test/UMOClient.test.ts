@@ -81,6 +81,9 @@ describe("the nine verbs", () => {
     expect(explanation.summary.length).toBeGreaterThan(0)
     expect(explanation.keyReasons.length).toBeGreaterThan(0)
     expect(explanation.reproducible).toBe(true)
+    const why = await alice.explain(captured.umoId, { query: "lunch in San Francisco" })
+    expect(why.keyReasons[0]).toMatch(/^Semantic similarity to the query/)
+    expect((await alice.get(captured.umoId)).extensions).toEqual({})
 
     const proof = await alice.verify(captured.umoId)
     expect([proof.valid, proof.hashChainValid, proof.chainTampered]).toEqual([true, true, false])

@@ -91,6 +91,9 @@ class NineVerbsTest(unittest.TestCase):
         self.assertTrue(explanation.summary)
         self.assertTrue(explanation.key_reasons)
         self.assertTrue(explanation.reproducible)
+        why = alice.explain(captured.umo_id, query="lunch in San Francisco")
+        self.assertTrue(why.key_reasons[0].startswith("Semantic similarity to the query"))
+        self.assertEqual(alice.get(captured.umo_id).extensions, {})
 
         proof = alice.verify(captured.umo_id)
         self.assertEqual((proof.valid, proof.hash_chain_valid, proof.chain_tampered), (True, True, False))

@@ -141,9 +141,12 @@ class UMOClient:
         """The service's proof that a memory is unchanged since capture (``GET …/proof``)."""
         return Proof.from_raw(self._transport.send("GET", _memory_path(umo_id, "/proof")))
 
-    def explain(self, umo_id: str) -> Explanation:
-        """What was captured and extracted, and why (``GET …/explain``)."""
-        return Explanation.from_raw(self._transport.send("GET", _memory_path(umo_id, "/explain")))
+    def explain(self, umo_id: str, *, query: Optional[str] = None) -> Explanation:
+        """What was captured and extracted, and why — and, given a ``query``, why it matches it
+        (``GET …/explain``)."""
+        return Explanation.from_raw(
+            self._transport.send("GET", _memory_path(umo_id, "/explain"), query=_some(query=query))
+        )
 
     def forget(self, umo_id: str) -> DeletionReceipt:
         """Deletes a memory and returns the signed receipt (``DELETE /v1/memories/{id}``)."""

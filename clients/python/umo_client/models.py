@@ -68,6 +68,8 @@ class Memory:
     language: str
     content_hash: str
     semantic_hash: str
+    extensions: Raw
+    """What the service's own plugins found, under each plugin's name (empty with the default plugins)."""
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -86,6 +88,7 @@ class Memory:
             language=str(raw.get("language", "")),
             content_hash=str(raw.get("content_hash", "")),
             semantic_hash=str(raw.get("semantic_hash", "")),
+            extensions=_obj(raw, "extensions"),
             raw=raw,
         )
 
