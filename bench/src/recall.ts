@@ -40,17 +40,28 @@ interface EmbedderRun {
   readonly available: boolean
 }
 
-const transformers = (id: string, label: string, model: string): EmbedderRun => ({
+const transformers = (id: string, label: string, model: string, precision: "int8" | "fp32"): EmbedderRun => ({
   id,
   label,
-  env: { UMO_EMBEDDER: "transformers", UMO_MODELS_DIR: modelsDir, UMO_EMBEDDER_MODEL: model },
-  available: existsSync(join(modelsDir, model, "onnx", "model.onnx"))
+  env: {
+    UMO_EMBEDDER: "transformers",
+    UMO_MODELS_DIR: modelsDir,
+    UMO_EMBEDDER_MODEL: model,
+    UMO_EMBEDDER_PRECISION: precision
+  },
+  available: existsSync(
+    join(modelsDir, model, "onnx", precision === "fp32" ? "model.onnx" : "model_int8.onnx")
+  )
 })
 
+const minilm = "sentence-transformers/all-MiniLM-L6-v2"
+const mpnet = "sentence-transformers/all-mpnet-base-v2"
 const allEmbedders: ReadonlyArray<EmbedderRun> = [
   { id: "use-lite", label: "USE lite, 512d", env: { UMO_EMBEDDER: "use-lite" }, available: true },
-  transformers("minilm", "all-MiniLM-L6-v2, 384d", "sentence-transformers/all-MiniLM-L6-v2"),
-  transformers("mpnet", "all-mpnet-base-v2, 768d (default)", "sentence-transformers/all-mpnet-base-v2")
+  transformers("minilm", "all-MiniLM-L6-v2, 384d, int8", minilm, "int8"),
+  transformers("minilm-fp32", "all-MiniLM-L6-v2, 384d, fp32", minilm, "fp32"),
+  transformers("mpnet", "all-mpnet-base-v2, 768d, int8 (default)", mpnet, "int8"),
+  transformers("mpnet-fp32", "all-mpnet-base-v2, 768d, fp32", mpnet, "fp32")
 ]
 
 const chosen = argument("embedders")?.split(",")

@@ -23,11 +23,35 @@ export const knownModels = {
 /** The best embedder that runs offline here: ranks LoCoMo evidence best (bench/README.md). */
 export const defaultModel = "sentence-transformers/all-mpnet-base-v2"
 
+/**
+ * The graphs scripts/fetch-models.sh writes for each model: the fp32 export (`onnx/model.onnx`)
+ * and its int8 dynamic quantization (`onnx/model_int8.onnx`), about twice as fast on CPU.
+ */
+export const precisions = ["int8", "fp32"] as const
+export type Precision = (typeof precisions)[number]
+
+/**
+ * int8: it ranks LoCoMo evidence within a point of fp32 at about twice the speed (bench/README.md).
+ */
+export const defaultPrecision: Precision = "int8"
+
+const graphFile = { fp32: "model.onnx", int8: "model_int8.onnx" } as const satisfies Record<Precision, string>
+
+/**
+ * The id a store is pinned to: a model's vectors at one precision are close to, but not the same
+ * as, its vectors at another. fp32 keeps the bare id that stores filled before int8 existed hold.
+ */
+export const pinnedId = (model: string, precision: Precision) =>
+  precision === "fp32" ? model : `${model}@${precision}`
+
 export interface TransformersOptions {
   /** Directory holding `<model>/onnx/model.onnx` and its tokenizer (see scripts/fetch-models.sh). */
   readonly modelsDir: string
-  /** Model id, a directory under `modelsDir` (default all-MiniLM-L6-v2). */
+  /** Model id, a directory under `modelsDir` (default all-mpnet-base-v2). */
   readonly model?: string
+  /** Which of the model's graphs runs (default `defaultPrecision`). */
+  readonly precision?: Precision
+  /** Texts per model call at fp32 (default 16); int8 embeds one text per call. */
   readonly batchSize?: number
 }
 
@@ -36,6 +60,14 @@ type Extractor = (
   options: { pooling: "mean" | "cls"; normalize: boolean }
 ) => Promise<{ tolist: () => Array<Array<number>> }>
 
+const loadExtractor = async (modelsDir: string, id: string, precision: Precision): Promise<Extractor> => {
+  const transformers = await import("@huggingface/transformers")
+  transformers.env.allowRemoteModels = false
+  transformers.env.allowLocalModels = true
+  transformers.env.localModelPath = modelsDir
+  return (await transformers.pipeline("feature-extraction", id, { dtype: precision })) as unknown as Extractor
+}
+
 /**
  * An ONNX sentence embedder run by transformers.js from a local directory. Nothing is fetched:
  * remote models are switched off, and a missing model fails with a message that says how to get it.
@@ -43,51 +75,57 @@ type Extractor = (
 export const make = (options: TransformersOptions) =>
   Effect.gen(function* () {
     const id = options.model ?? defaultModel
+    const precision = options.precision ?? defaultPrecision
+    const pinned = pinnedId(id, precision)
     const known = knownModels[id as keyof typeof knownModels]
-    const modelFile = join(options.modelsDir, id, "onnx", "model.onnx")
+    const modelFile = join(options.modelsDir, id, "onnx", graphFile[precision])
     if (!known || !existsSync(modelFile)) {
       return yield* new EmbedderError({
         reason: "ModelUnavailable",
-        model: id,
+        model: pinned,
         detail: known
           ? `${modelFile} not found; run \`npm run fetch-models\` (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
           : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
       })
     }
-    const extractor = yield* Effect.tryPromise({
-      try: async () => {
-        const transformers = await import("@huggingface/transformers")
-        transformers.env.allowRemoteModels = false
-        transformers.env.allowLocalModels = true
-        transformers.env.localModelPath = options.modelsDir
-        return (await transformers.pipeline("feature-extraction", id, {
-          dtype: "fp32"
-        })) as unknown as Extractor
-      },
+    // The model loads in the background (a few seconds for mpnet): the server is up and healthy
+    // meanwhile, and the first embedding waits for it. A model that cannot load fails every call.
+    const loading = loadExtractor(options.modelsDir, id, precision)
+    loading.catch(() => undefined)
+    const extractor = Effect.tryPromise({
+      try: () => loading,
       catch: (cause) =>
-        new EmbedderError({ reason: "ModelUnavailable", model: id, detail: String(cause), cause })
+        new EmbedderError({ reason: "ModelUnavailable", model: pinned, detail: String(cause), cause })
     })
     return makeEmbedder({
-      model: { id, dimensions: known.dimensions, maxChunkChars: 1_000 },
-      batchSize: options.batchSize ?? 16,
+      model: { id: pinned, dimensions: known.dimensions, maxChunkChars: 1_000 },
+      // An int8 graph embeds one text per call: its activations are quantized with one scale over
+      // the whole batch, padding included, so a text's vector would depend on its batch-mates
+      // (0.94 cosine at the median). One at a time is also faster there: no padding to compute.
+      batchSize: precision === "int8" ? 1 : (options.batchSize ?? 16),
       embedBatch: (texts) =>
-        Effect.tryPromise({
-          try: async () =>
-            (await extractor([...texts], { pooling: known.pooling, normalize: true })).tolist(),
-          catch: (cause) =>
-            new EmbedderError({ reason: "InferenceFailed", model: id, detail: String(cause), cause })
-        })
+        Effect.flatMap(extractor, (extract) =>
+          Effect.tryPromise({
+            try: async () =>
+              (await extract([...texts], { pooling: known.pooling, normalize: true })).tolist(),
+            catch: (cause) =>
+              new EmbedderError({ reason: "InferenceFailed", model: pinned, detail: String(cause), cause })
+          })
+        )
     })
   })
 
 export const layer = (options: TransformersOptions) => Layer.effect(Embedder, make(options))
 
-/** Reads `UMO_MODELS_DIR` (default `./models`) and `UMO_EMBEDDER_MODEL`. */
+/** Reads `UMO_MODELS_DIR` (default `./models`), `UMO_EMBEDDER_MODEL` and `UMO_EMBEDDER_PRECISION`. */
 export const layerConfig = Layer.effect(
   Embedder,
   Effect.gen(function* () {
     const modelsDir = yield* Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models"))
     const model = yield* Config.String("UMO_EMBEDDER_MODEL").pipe(Config.withDefault(defaultModel))
-    return yield* make({ modelsDir, model })
+    const precision = yield* Config.Literals(precisions, "UMO_EMBEDDER_PRECISION").pipe(
+      Config.withDefault<Precision>(defaultPrecision)
+    )
+    return yield* make({ modelsDir, model, precision })
   })
 )

@@ -1,5 +1,5 @@
 import { it } from "@effect/vitest"
-import { EmbedderError } from "@umo/core"
+import { Embedder, EmbedderError } from "@umo/core"
 import { TransformersEmbedder } from "@umo/plugins"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
@@ -9,9 +9,19 @@ import { behavesLikeASentenceEmbedder } from "./shared.js"
 const modelsDir = process.env["UMO_MODELS_DIR"] ?? "./models"
 
 describe("TransformersEmbedder", () => {
-  it.layer(TransformersEmbedder.layer({ modelsDir, batchSize: 2 }))((it) => {
-    it.effect("embeds all-MiniLM-L6-v2 from the local ONNX export", () => behavesLikeASentenceEmbedder)
-  })
+  for (const precision of TransformersEmbedder.precisions) {
+    it.layer(TransformersEmbedder.layer({ modelsDir, batchSize: 2, precision }))((it) => {
+      it.effect(`embeds all-mpnet-base-v2 from the local ${precision} ONNX graph`, () =>
+        Effect.gen(function* () {
+          yield* behavesLikeASentenceEmbedder
+          const embedder = yield* Embedder
+          expect(embedder.model.id).toBe(
+            TransformersEmbedder.pinnedId(TransformersEmbedder.defaultModel, precision)
+          )
+        })
+      )
+    })
+  }
 
   it.effect("says how to get a model that is not there", () =>
     Effect.gen(function* () {
