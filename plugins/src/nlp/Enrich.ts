@@ -1,6 +1,7 @@
 import { clipText, type Draft, makePlugin, type Plugin, sentenceText, type Tone, type Topic } from "@umo/core"
 import { Effect } from "effect"
 import { its, readWink } from "./Engines.js"
+import { runNlp } from "./Workers.js"
 
 const round = (x: number): number => Math.round(x * 10_000) / 10_000
 
@@ -114,17 +115,22 @@ export const summarize = (draft: Pick<Draft, "content" | "sentences">, maxChars 
   return clipText(summary, maxChars)
 }
 
-/** The enrich stage: topics, tone and an extractive summary. */
+/** Topics, tone and summary of a text whose sentences are known. */
+export const findEnrichment = (content: string, sentences: Draft["sentences"]) => ({
+  topics: findTopics(content),
+  tone: findTone(content),
+  summary: summarize({ content, sentences })
+})
+
+/** The enrich stage: topics, tone and an extractive summary (in a worker thread for a long text). */
 export const enrich = (): Plugin =>
   makePlugin({
     name: "enrich",
     version: "1.0.0",
     stage: "enrich",
     run: (draft: Draft) =>
-      Effect.sync(() => ({
+      Effect.map(runNlp("enrichment", findEnrichment, draft.content, draft.sentences), (found) => ({
         ...draft,
-        topics: findTopics(draft.content),
-        tone: findTone(draft.content),
-        summary: summarize(draft)
+        ...found
       }))
   })

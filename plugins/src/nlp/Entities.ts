@@ -1,6 +1,8 @@
 import { type Draft, type Entity, makePlugin, type Plugin, pairSafeEnd } from "@umo/core"
 import { Effect } from "effect"
 import { compromise, its, readWink, tokenOffsets } from "./Engines.js"
+import { windows } from "./Windows.js"
+import { runNlp } from "./Workers.js"
 
 interface Span {
   readonly start: number
@@ -93,13 +95,11 @@ const compromiseSpans = (text: string, timestamp: string): Array<Span> => {
 }
 
 /**
- * Named entities with character offsets: people, organizations and places from compromise;
- * dates, times, money, percentages, e-mail addresses, URLs, hashtags and mentions from wink-nlp
- * (preferred where both find the same span), with compromise's dates as a fallback. Overlapping
- * spans keep the one found first by that priority, unless a later one of the same type contains it;
- * then duplicates (same type and text, case-insensitive) keep their first mention.
+ * The spans of one window: overlapping spans keep the one found first by the engines' priority,
+ * unless a later one of the same type contains it. Windows are a page at most, so the pairwise
+ * overlap test stays cheap.
  */
-export const findEntities = (text: string, timestamp: string): ReadonlyArray<Entity> => {
+const windowSpans = (text: string, timestamp: string): Array<Span> => {
   const candidates = [...winkSpans(text), ...compromiseSpans(text, timestamp)]
     .map((span) => trimSpan(text, span))
     .filter((span): span is Span => span !== null)
@@ -116,29 +116,42 @@ export const findEntities = (text: string, timestamp: string): ReadonlyArray<Ent
     if (overlapping.length === 0) kept.push(span)
     else if (widens) kept = [...kept.filter((k) => !overlapping.includes(k)), span]
   }
-  const seen = new Set<string>()
-  return kept
-    .sort((a, b) => a.start - b.start || b.end - a.end)
-    .map((span) => ({
-      text: text.slice(span.start, span.end),
-      type: span.type,
-      start: span.start,
-      end: span.end
-    }))
-    .filter((entity) => {
-      const key = `${entity.type}:${entity.text.toLowerCase()}`
-      if (seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
+  return kept.sort((a, b) => a.start - b.start || b.end - a.end)
 }
 
-/** The extract stage's entity extractor. */
+/**
+ * Named entities with character offsets: people, organizations and places from compromise;
+ * dates, times, money, percentages, e-mail addresses, URLs, hashtags and mentions from wink-nlp
+ * (preferred where both find the same span), with compromise's dates as a fallback. Overlapping
+ * spans keep the one found first by that priority, unless a later one of the same type contains it;
+ * then duplicates (same type and text, case-insensitive) keep their first mention. A long text is
+ * read a window (about a page, cut at a paragraph or sentence break) at a time, so the cost is
+ * linear in its length.
+ */
+export const findEntities = (text: string, timestamp: string): ReadonlyArray<Entity> => {
+  const seen = new Set<string>()
+  return windows(text).flatMap((window) =>
+    windowSpans(text.slice(window.start, window.end), timestamp).flatMap((span): Array<Entity> => {
+      const start = window.start + span.start
+      const end = window.start + span.end
+      const entity = { text: text.slice(start, end), type: span.type, start, end }
+      const key = `${entity.type}:${entity.text.toLowerCase()}`
+      if (seen.has(key)) return []
+      seen.add(key)
+      return [entity]
+    })
+  )
+}
+
+/** The extract stage's entity extractor (in a worker thread for a long text). */
 export const entities = (): Plugin =>
   makePlugin({
     name: "entities",
     version: "1.0.0",
     stage: "extract",
     run: (draft: Draft) =>
-      Effect.sync(() => ({ ...draft, entities: findEntities(draft.content, draft.timestamp) }))
+      Effect.map(runNlp("entities", findEntities, draft.content, draft.timestamp), (entities) => ({
+        ...draft,
+        entities
+      }))
   })

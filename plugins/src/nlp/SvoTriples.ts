@@ -1,6 +1,7 @@
 import { type Draft, type Entity, makePlugin, type Plugin, type SvoTriple } from "@umo/core"
 import { Effect } from "effect"
 import { its, readWink, tokenOffsets } from "./Engines.js"
+import { runNlp } from "./Workers.js"
 
 interface Token {
   readonly value: string
@@ -186,5 +187,8 @@ export const svoTriples = (): Plugin =>
     version: "1.0.0",
     stage: "parse",
     run: (draft: Draft) =>
-      Effect.sync(() => ({ ...draft, svo_triples: findTriples(draft.content, draft.entities) }))
+      Effect.map(runNlp("triples", findTriples, draft.content, draft.entities), (svo_triples) => ({
+        ...draft,
+        svo_triples
+      }))
   })

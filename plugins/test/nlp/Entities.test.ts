@@ -99,4 +99,25 @@ describe("findEntities", () => {
       { numRuns: 150 }
     )
   })
+
+  it("reads a long text window by window, with offsets into the whole text", () => {
+    const pages = Array.from({ length: 30 }, (_, i) =>
+      `Page ${i}. Maya Lopez flew from Lisbon to Oslo on ${(i % 27) + 1} May 2024 with Tom Becker. `.repeat(
+        20
+      )
+    ).join("\n\n")
+    expect(pages.length).toBeGreaterThan(40_000)
+    const found = findEntities(pages, today)
+    for (const e of found) expect(pages.slice(e.start, e.end)).toBe(e.text)
+    expect(found.map((e) => [e.text, e.type])).toEqual(
+      expect.arrayContaining([
+        ["Maya Lopez", "PERSON"],
+        ["Lisbon", "LOCATION"],
+        ["Oslo", "LOCATION"],
+        ["27 May 2024", "DATE"]
+      ])
+    )
+    // Duplicates keep their first mention across windows too.
+    expect(new Set(found.map((e) => `${e.type}:${e.text.toLowerCase()}`)).size).toBe(found.length)
+  })
 })

@@ -1,0 +1,24 @@
+/**
+ * What an NLP worker thread runs (see Workers.ts): the extraction functions of the default
+ * plugins, by name. Kept to plain data in and out: a worker's arguments and results are copied.
+ */
+import { findEnrichment } from "./Enrich.js"
+import { findEntities } from "./Entities.js"
+import { findTriples } from "./SvoTriples.js"
+
+export const tasks = {
+  entities: findEntities,
+  triples: findTriples,
+  enrichment: findEnrichment
+}
+
+export type Tasks = typeof tasks
+export type TaskName = keyof Tasks
+
+export interface TaskMessage<K extends TaskName = TaskName> {
+  readonly task: K
+  readonly args: Parameters<Tasks[K]>
+}
+
+export default ({ task, args }: TaskMessage) =>
+  (tasks[task] as (...a: ReadonlyArray<unknown>) => unknown)(...args)

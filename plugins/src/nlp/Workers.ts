@@ -1,0 +1,55 @@
+import { availableParallelism } from "node:os"
+import { PluginFailure } from "@umo/core"
+import { Effect } from "effect"
+import { Piscina } from "piscina"
+import type { TaskMessage, TaskName, Tasks } from "./NlpWorker.js"
+
+/**
+ * Texts this long or longer are read in a worker thread; shorter ones on the calling thread,
+ * where they take a few milliseconds and a hop to a worker would cost about as much.
+ */
+export const offloadChars = 2_000
+
+// From the sources (tests, `npm start`) the worker is TypeScript, loaded through tsx; from the
+// built package it is the compiled file beside this one.
+const fromSources = import.meta.url.endsWith(".ts")
+const entry = new URL(fromSources ? "./NlpWorker.ts" : "./NlpWorker.js", import.meta.url)
+
+let pool: Piscina | undefined
+/**
+ * One pool per process, a thread per core, made on first use: NLP over a long capture takes
+ * seconds, and on the event loop it would hold up every other request, `/health` included.
+ * Idle threads exit after a while and never keep the process alive.
+ */
+const workers = () => {
+  pool ??= new Piscina({
+    filename: entry.href,
+    maxThreads: Math.max(1, availableParallelism()),
+    idleTimeout: 30_000,
+    ...(fromSources ? { execArgv: ["--import", "tsx"] } : {})
+  })
+  return pool
+}
+
+/**
+ * Runs NLP task `task` (the function `here`, which NlpWorker.ts names `task`) over a text, its
+ * first argument: in a worker when the text is long, on this thread otherwise. Either way the
+ * result is the same function's; a worker that fails is a plugin failure.
+ */
+export const runNlp = <K extends TaskName>(
+  task: K,
+  here: Tasks[K],
+  ...args: Parameters<Tasks[K]>
+): Effect.Effect<ReturnType<Tasks[K]>, PluginFailure> => {
+  if ((args[0] as string).length < offloadChars) {
+    return Effect.sync(() =>
+      (here as unknown as (...a: Parameters<Tasks[K]>) => ReturnType<Tasks[K]>)(...args)
+    )
+  }
+  const message: TaskMessage<K> = { task, args }
+  return Effect.tryPromise({
+    try: (signal) => workers().run(message, { signal }) as Promise<ReturnType<Tasks[K]>>,
+    catch: (cause) =>
+      new PluginFailure({ reason: "Failed", message: `NLP worker failed on ${task}: ${String(cause)}` })
+  })
+}
