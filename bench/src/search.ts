@@ -22,6 +22,7 @@ import { AccountStore, Embedder, MemorySearch, MemoryStore, makeEmbedder, Pipeli
 import { Database, defaultPlugins, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { makeSearch } from "../../plugins/src/storage/SqlMemorySearch.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
 import { barChart } from "./support/Chart.js"
@@ -163,9 +164,46 @@ const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: Re
     const [bytes] = yield* sql<{ size: string }>`SELECT pg_database_size(current_database())::text AS size`
     return {
       hnsw_recall_at_10: Math.round((1000 * found) / (10 * sample.length)) / 1000,
+      small_account_recall_at_10: yield* smallAccountRecall(pipeline, sample),
       database_mb: Math.round(Number(bytes?.size ?? 0) / 2 ** 20)
     }
   })
+
+/**
+ * A 100-memory account beside the big one: recall@10 of the shared HNSW index (the search with
+ * its exact scan for small accounts switched off) and of the search as configured, each against
+ * an exact scan of the account's vectors.
+ */
+const smallAccountRecall = (
+  pipeline: Pipeline.Pipeline<Embedder>,
+  sample: ReadonlyArray<{ question: string; vector: ReadonlyArray<number> }>
+) =>
+  Effect.gen(function* () {
+    const store = yield* MemoryStore
+    const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench-small")
+    const stored = (yield* store.list(account_id, { limit: 1, offset: 0 })).total
+    const texts = corpus.slice(0, 100 - stored).map((content) => ({ content, source: "bench" }))
+    const umos = yield* Effect.forEach(texts, (text) => pipeline.process(text), { concurrency: "unbounded" })
+    for (const umo of umos) yield* store.insert(account_id, umo)
+    const sql = yield* SqlClient.SqlClient
+    const configured = yield* MemorySearch
+    const viaIndex = makeSearch(sql, dims, { exactBelow: 0 })
+    const exact = makeSearch(sql, dims, { exactBelow: Number.MAX_SAFE_INTEGER })
+    const recall = (search: typeof exact) =>
+      Effect.gen(function* () {
+        let found = 0
+        for (const q of sample) {
+          const got = new Set(
+            (yield* search.searchVector(account_id, q.vector, { limit: 10 })).map((c) => c.umo_id)
+          )
+          found += (yield* exact.searchVector(account_id, q.vector, { limit: 10 })).filter((c) =>
+            got.has(c.umo_id)
+          ).length
+        }
+        return Math.round((1000 * found) / (10 * sample.length)) / 1000
+      })
+    return { index_only: yield* recall(viaIndex), as_searched: yield* recall(configured) }
+  }).pipe(Effect.orDie)
 
 /** Search through the API: end-to-end time at the client, server time and stages from `Server-Timing`. */
 const measure = async (baseUrl: string) => {
@@ -272,14 +310,18 @@ const runs = [...previous.filter((r) => !measured.has(key(r))), ...rows].sort(
 )
 
 type Percentiles = { p50: number; p95: number; p99: number }
+const small = (r: Record<string, unknown>) => {
+  const recall = r.small_account_recall_at_10 as { index_only: number; as_searched: number } | undefined
+  return recall ? `${recall.index_only} / ${recall.as_searched}` : "–"
+}
 const stageNames = [...new Set(runs.flatMap((r) => Object.keys((r.stages_ms ?? {}) as object)))]
 const table = [
-  "| database | memories | end-to-end p50 / p95 / p99 ms | server p50 / p95 / p99 ms | HNSW recall@10 | server RSS MB | database MB | start-up ms |",
-  "|---|---|---|---|---|---|---|---|",
+  "| database | memories | end-to-end p50 / p95 / p99 ms | server p50 / p95 / p99 ms | HNSW recall@10 | 100-memory account recall@10: index / as searched | server RSS MB | database MB | start-up ms |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...runs.map((r) => {
     const e = r.end_to_end_ms as Percentiles
     const s = r.server_ms as Percentiles
-    return `| ${r.database} | ${(r.memories as number).toLocaleString("en")} | ${e.p50} / ${e.p95} / ${e.p99} | ${s.p50} / ${s.p95} / ${s.p99} | ${r.hnsw_recall_at_10} | ${r.server_rss_mb} | ${r.database_mb} | ${r.startup_ms} |`
+    return `| ${r.database} | ${(r.memories as number).toLocaleString("en")} | ${e.p50} / ${e.p95} / ${e.p99} | ${s.p50} / ${s.p95} / ${s.p99} | ${r.hnsw_recall_at_10} | ${small(r)} | ${r.server_rss_mb} | ${r.database_mb} | ${r.startup_ms} |`
   }),
   "",
   "Where the server's time goes, p50 / p95 ms per stage (`Server-Timing`; text search runs while the query is embedded, then vector search):",

@@ -1,6 +1,6 @@
 import { Embedder, MemorySearch, MemoryStore, type StoredMemory } from "@umo/core"
 import { findEntities } from "@umo/plugins/nlp"
-import { Clock, Effect } from "effect"
+import { Cache, Clock, Duration, Effect, Exit } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
@@ -23,6 +23,9 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6
 /** Most matches a search counts (DESIGN.md: `total_count` is capped at 1,000). */
 export const countLimit = 1_000
 
+/** Query embeddings kept (least recently used go first): about 6 MB at 768 dimensions. */
+const queryVectorsKept = 1_000
+
 /**
  * Finds an account's memories for a query. Candidates come from the vector index (nearest
  * chunks) and from BM25 full text; with their neighbours in their sources' timelines they are
@@ -33,6 +36,15 @@ export const make = Effect.gen(function* () {
   const index = yield* MemorySearch
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
+  // A question asked again (a retry, the next page, ask after search) skips the model. Failures
+  // are not kept: the next call tries the model again.
+  const queryVectors = yield* Cache.makeWith(
+    (query: string) => Effect.map(embedder.embed([query]), ([vector]) => vector!),
+    {
+      capacity: queryVectorsKept,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
+    }
+  )
 
   const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
@@ -42,12 +54,12 @@ export const make = Effect.gen(function* () {
       // the query's entities are found while both are under way.
       const [[vector, byVector], byText, queryEntities] = yield* Effect.all(
         [
-          Effect.flatMap(embedder.embed([query]).pipe(Effect.orDie, timed("embed")), ([vector]) =>
+          Effect.flatMap(Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), (vector) =>
             Effect.map(
               index
-                .searchVector(accountId, vector!, { limit: pool, source: options.source })
+                .searchVector(accountId, vector, { limit: pool, source: options.source })
                 .pipe(timed("vector")),
-              (found) => [vector!, found] as const
+              (found) => [vector, found] as const
             )
           ),
           index.searchText(accountId, query, { limit: pool, source: options.source }).pipe(timed("text")),

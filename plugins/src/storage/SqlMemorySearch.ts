@@ -21,6 +21,13 @@ const b = 0.75
  * rarest terms first, while the memories holding them add up to no more than this.
  */
 const defaultCandidateBudget = 1_000
+/**
+ * Accounts with fewer memories than this are searched by an exact scan instead of the HNSW index,
+ * which is shared by all accounts and filters after the scan: in a large database, a small
+ * account's memories are too few among the scanned neighbours to be found reliably. Below this
+ * size the exact scan costs about what the index does.
+ */
+const defaultExactBelow = 2_000
 
 /** Rows of a search query as candidates (drivers may return numeric scores as strings). */
 const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): ReadonlyArray<Candidate> =>
@@ -33,7 +40,10 @@ const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): R
 export const makeSearch = (
   sql: SqlClient.SqlClient,
   dims: number,
-  { candidateBudget = defaultCandidateBudget }: { readonly candidateBudget?: number } = {}
+  {
+    candidateBudget = defaultCandidateBudget,
+    exactBelow = defaultExactBelow
+  }: { readonly candidateBudget?: number; readonly exactBelow?: number } = {}
 ) => {
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
@@ -46,16 +56,25 @@ export const makeSearch = (
         ? sql``
         : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = c.account_id AND m.umo_id = c.umo_id AND m.source = ${options.source})`
     const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
-    // The index finds the nearest chunks; the best chunk stands for its memory. Given ids, every
-    // chunk of those memories is scored exactly.
+    const similarity = sql`1 - (${distance}${q}::vector)`
+    const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}`
+    // The best chunk stands for its memory. Given ids, every chunk of those memories is scored
+    // exactly. Otherwise an account below `exactBelow` memories is scanned exactly (the fence of
+    // OFFSET 0 keeps the planner off the index), and a larger one through the HNSW index. Only
+    // the branch whose size test holds runs: the test is a one-time filter over search_totals.
+    const pool = options.limit * 4
+    const size = sql`(SELECT coalesce(max(documents), 0) FROM search_totals WHERE account_id = ${accountId})`
     const nearest =
-      options.ids === undefined ? sql`ORDER BY ${distance}${q}::vector LIMIT ${options.limit * 4}` : sql``
+      options.ids === undefined
+        ? sql`(SELECT c.umo_id, ${similarity} AS similarity ${chunks} AND ${size} >= ${exactBelow}
+              ORDER BY ${distance}${q}::vector LIMIT ${pool})
+            UNION ALL
+            (SELECT umo_id, similarity FROM (SELECT c.umo_id, ${similarity} AS similarity ${chunks}
+              AND ${size} < ${exactBelow} OFFSET 0) exact ORDER BY similarity DESC LIMIT ${pool})`
+        : sql`SELECT c.umo_id, ${similarity} AS similarity ${chunks}`
     const query = sql<{ umo_id: string; score: number }>`
-      SELECT umo_id, max(similarity) AS score FROM (
-        SELECT c.umo_id::text AS umo_id, 1 - (${distance}${q}::vector) AS similarity
-        FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}
-        ${nearest}
-      ) nearest GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`
+      SELECT umo_id::text AS umo_id, max(similarity) AS score FROM (${nearest}) nearest
+      GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`
     // HNSW returns at most ef_search rows (default 40), and rows of other accounts or sources are
     // filtered out after the scan: ask for enough, and let pgvector's iterative scan go on until
     // the LIMIT is met (order is restored by the outer ORDER BY).
@@ -64,7 +83,7 @@ export const makeSearch = (
         ? transaction(
             sql,
             Effect.andThen(
-              sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(100, options.limit * 4))}`),
+              sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1_000, Math.max(100, pool))}`),
               Effect.andThen(sql.unsafe("SET LOCAL hnsw.iterative_scan = relaxed_order"), query)
             )
           )
@@ -73,49 +92,52 @@ export const makeSearch = (
   }
 
   /**
-   * BM25 over the `english` tsvector of each memory (stemmed, stop words dropped): document
-   * frequencies and the average length are the account's (kept by migration 0003's trigger), so
-   * a word common in this account counts for little. Any query term may match.
+   * BM25 over the `english` tsvector of each memory (stemmed, stop words dropped), read from the
+   * postings of migration 0007: document frequencies and the average length are the account's
+   * (kept by migration 0003's trigger), so a word common in this account counts for little. Any
+   * query term may match.
    *
    * Which memories are scored: given `ids`, those. Otherwise the holders of the rarest query
    * terms, taken in order of rarity while their holders add up to at most `candidateBudget`;
-   * the other terms still count in those memories' scores. Scoring every holder of a term that
-   * half the memories hold (a speaker's name, say) cost a third of a second at 10k memories,
-   * and such a term barely lifts a memory into the first few dozen on its own. A query whose
-   * every term is that common finds no text candidates; the vector search still finds them,
-   * and Recall scores them here by id.
+   * the other terms still count in those memories' scores (one primary-key probe per candidate
+   * and term). Scoring every holder of a term that half the memories hold (a speaker's name, say)
+   * cost a third of a second at 10k memories, and such a term barely lifts a memory into the
+   * first few dozen on its own. A query whose every term is that common finds no text candidates;
+   * the vector search still finds them, and Recall scores them here by id.
    */
   const searchText: MemorySearchShape["searchText"] = (accountId, query, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
-    const bySource = options.source === undefined ? sql`` : sql`AND m.source = ${options.source}`
-    // Candidates hold one of the rarest terms (found through the GIN index). Given ids, the
-    // primary key finds them: adding the index of every term's holders cost 100 ms at 100k.
-    const holding =
+    const bySource =
+      options.source === undefined
+        ? sql``
+        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = ${accountId} AND m.umo_id = h.umo_id AND m.source = ${options.source})`
+    const holders =
       options.ids === undefined
-        ? sql`AND m.search @@ (SELECT coalesce(string_agg(t.q::text, ' | '), '')::tsquery FROM terms t WHERE t.running <= ${candidateBudget})`
-        : sql``
+        ? sql`SELECT DISTINCT p.umo_id FROM terms t JOIN search_postings p
+            ON p.account_id = ${accountId} AND p.lexeme = t.lexeme WHERE t.running <= ${candidateBudget}`
+        : sql`SELECT DISTINCT p.umo_id FROM search_postings p
+            WHERE p.account_id = ${accountId} AND p.lexeme IN (SELECT lexeme FROM terms) ${onlyIds("p.umo_id", options)}`
     return sql<{ umo_id: string; score: number }>`
       WITH counted AS MATERIALIZED (
         SELECT q.lexeme, coalesce((SELECT s.documents FROM search_terms s
           WHERE s.account_id = ${accountId} AND s.lexeme = q.lexeme), 0)::float8 AS df
         FROM (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', ${query}))) q
       ), terms AS MATERIALIZED (
-        SELECT lexeme, df, to_tsquery('simple', quote_literal(lexeme)) AS q,
-          sum(df) OVER (ORDER BY df, lexeme) AS running
-        FROM counted
+        SELECT lexeme, df, sum(df) OVER (ORDER BY df, lexeme) AS running FROM counted
       ), stats AS MATERIALIZED (
         SELECT documents::float8 AS n, greatest(lexemes::float8 / greatest(documents, 1), 1) AS avgdl
         FROM search_totals WHERE account_id = ${accountId}
+      ), candidates AS MATERIALIZED (
+        SELECT h.umo_id FROM (${holders}) h WHERE true ${bySource}
       ), matched AS (
-        SELECT m.umo_id, u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf, length(m.search)::float8 AS dl
-        FROM memories m, unnest(m.search) u
-        WHERE m.account_id = ${accountId} ${bySource} ${onlyIds("m.umo_id", options)} ${holding}
-          AND u.lexeme IN (SELECT lexeme FROM terms)
+        SELECT p.umo_id, p.occurrences::float8 AS tf, p.memory_lexemes::float8 AS dl, t.df
+        FROM candidates c CROSS JOIN terms t
+        JOIN search_postings p ON p.account_id = ${accountId} AND p.lexeme = t.lexeme AND p.umo_id = c.umo_id
       )
       SELECT matched.umo_id::text AS umo_id,
-        sum(ln(1 + (stats.n - terms.df + 0.5) / (terms.df + 0.5)) * tf * ${k1 + 1}
+        sum(ln(1 + (stats.n - matched.df + 0.5) / (matched.df + 0.5)) * tf * ${k1 + 1}
             / (tf + ${k1} * (${1 - b} + ${b} * dl / stats.avgdl))) AS score
-      FROM matched JOIN terms USING (lexeme), stats
+      FROM matched, stats
       GROUP BY matched.umo_id ORDER BY score DESC, matched.umo_id LIMIT ${options.limit}`.pipe(
       Effect.map(toCandidates),
       Effect.mapError(storeError("text search failed"))

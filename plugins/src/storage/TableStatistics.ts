@@ -2,13 +2,13 @@ import { Effect, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 
 /** The tables whose statistics steer search plans. */
-const searchTables = "memories, memory_chunks, search_terms"
+const searchTables = "memories, memory_chunks, search_terms, search_postings"
 
 /**
  * Keeps the planner's statistics about memories fresh. PGlite has no autovacuum, and a
  * PostgreSQL server's may be off or behind a bulk load. With statistics from when an account was
  * small, the planner scanned all 10,000 vectors of an account instead of using the HNSW index
- * (65 ms instead of 10) and filtered every memory by text instead of using the GIN index.
+ * (65 ms instead of 10).
  *
  * Like autovacuum's defaults, it analyzes once the writes since the last analysis pass
  * 50 + 10% of the memories then stored. The analysis runs in the background, one at a time, in

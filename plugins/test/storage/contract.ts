@@ -28,9 +28,27 @@ const newAccount = Effect.fn(function* (prefix: string) {
 const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; chain_tampered: boolean }>) =>
   Option.isSome(p) && p.value.valid && p.value.hash_chain_valid && !p.value.chain_tampered
 
-/** BM25's kept statistics (migration 0003) equal a recount of the account's memories. */
+/** BM25's kept statistics (migration 0003) and postings (0007) equal a recount of the account's memories. */
 const expectSearchStatsRecounted = Effect.fn(function* (account: string) {
   const sql = yield* SqlClient.SqlClient
+  const postings = yield* sql<{
+    lexeme: string
+    umo_id: string
+    occurrences: number
+    memory_lexemes: number
+  }>`
+    SELECT lexeme, umo_id::text AS umo_id, occurrences, memory_lexemes FROM search_postings
+    WHERE account_id = ${account} ORDER BY lexeme, umo_id`
+  const unnested = yield* sql<{
+    lexeme: string
+    umo_id: string
+    occurrences: number
+    memory_lexemes: number
+  }>`
+    SELECT u.lexeme, m.umo_id::text AS umo_id, coalesce(array_length(u.positions, 1), 1) AS occurrences,
+      length(m.search) AS memory_lexemes
+    FROM memories m, unnest(m.search) u WHERE m.account_id = ${account} ORDER BY u.lexeme, m.umo_id`
+  expect(postings).toEqual(unnested)
   const kept = yield* sql<{ lexeme: string; documents: number }>`
     SELECT lexeme, documents FROM search_terms WHERE account_id = ${account} ORDER BY lexeme`
   const recounted = yield* sql<{ lexeme: string; documents: number }>`
@@ -237,6 +255,23 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             source: "chat"
           })
           expect(inChat.every((c) => all.find((u) => u.umo_id === c.umo_id)?.source === "chat")).toBe(true)
+
+          // An account this small is scanned exactly; through the HNSW index's branch (taken by
+          // every account when the exact scan stops at size 0) the same memories come back.
+          const sql = yield* SqlClient.SqlClient
+          const dims = target.embedding.dimensions
+          const exact = makeSearch(sql, dims, { exactBelow: Number.MAX_SAFE_INTEGER })
+          const indexed = makeSearch(sql, dims, { exactBelow: 0 })
+          for (const u of all) {
+            const vector = u.embedding.chunks[0]!.vector
+            const [a, b] = yield* Effect.all([
+              exact.searchVector(account, vector, { limit: 5 }),
+              indexed.searchVector(account, vector, { limit: 5 })
+            ])
+            expect(b.map((c) => c.umo_id)).toEqual(a.map((c) => c.umo_id))
+            expect(a).toHaveLength(Math.min(5, all.length))
+            expect(a[0]).toEqual({ umo_id: u.umo_id, score: expect.closeTo(1, 5) })
+          }
         })
       )
 

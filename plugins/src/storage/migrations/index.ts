@@ -5,6 +5,7 @@ import searchStats from "./0003_search_stats.js"
 import signingKeys from "./0004_signing_keys.js"
 import idempotency from "./0005_idempotency.js"
 import rateBuckets from "./0006_rate_buckets.js"
+import searchPostings from "./0007_search_postings.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -13,7 +14,8 @@ export const migrations = Migrator.fromRecord({
   "0003_search_stats": searchStats,
   "0004_signing_keys": signingKeys,
   "0005_idempotency": idempotency,
-  "0006_rate_buckets": rateBuckets
+  "0006_rate_buckets": rateBuckets,
+  "0007_search_postings": searchPostings
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
