@@ -100,7 +100,8 @@ export const makeSearch = (
    * Which memories are scored: given `ids`, those. Otherwise the holders of the rarest query
    * terms, taken in order of rarity while their holders add up to at most `candidateBudget`;
    * the other terms still count in those memories' scores (one primary-key probe per candidate
-   * and term). Scoring every holder of a term that half the memories hold (a speaker's name, say)
+   * and term; given ids, only those probes: reading a common term's postings to find the ids
+   * among them cost 65 ms at 10k). Scoring every holder of a term that half the memories hold (a speaker's name, say)
    * cost a third of a second at 10k memories, and such a term barely lifts a memory into the
    * first few dozen on its own. A query whose every term is that common finds no text candidates;
    * the vector search still finds them, and Recall scores them here by id.
@@ -115,8 +116,7 @@ export const makeSearch = (
       options.ids === undefined
         ? sql`SELECT DISTINCT p.umo_id FROM terms t JOIN search_postings p
             ON p.account_id = ${accountId} AND p.lexeme = t.lexeme WHERE t.running <= ${candidateBudget}`
-        : sql`SELECT DISTINCT p.umo_id FROM search_postings p
-            WHERE p.account_id = ${accountId} AND p.lexeme IN (SELECT lexeme FROM terms) ${onlyIds("p.umo_id", options)}`
+        : sql`SELECT m.umo_id FROM memories m WHERE m.account_id = ${accountId} ${onlyIds("m.umo_id", options)}`
     return sql<{ umo_id: string; score: number }>`
       WITH counted AS MATERIALIZED (
         SELECT q.lexeme, coalesce((SELECT s.documents FROM search_terms s
