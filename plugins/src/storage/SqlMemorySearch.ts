@@ -47,14 +47,17 @@ export const makeSearch = (
 ) => {
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
+  /** Keeps the rows of `alias` (which has a `umo_id`) whose memory has the wanted source, if one is wanted. */
+  const ofSource = (accountId: string, alias: string, options: SearchOptions) =>
+    options.source === undefined
+      ? sql``
+      : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = ${accountId}
+          AND m.umo_id = ${sql.unsafe(alias)}.umo_id AND m.source = ${options.source})`
 
   const searchVector: MemorySearchShape["searchVector"] = (accountId, vector, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const q = vectorText(vector)
-    const bySource =
-      options.source === undefined
-        ? sql``
-        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = c.account_id AND m.umo_id = c.umo_id AND m.source = ${options.source})`
+    const bySource = ofSource(accountId, "c", options)
     const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
     const similarity = sql`1 - (${distance}${q}::vector)`
     const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}`
@@ -108,10 +111,7 @@ export const makeSearch = (
    */
   const searchText: MemorySearchShape["searchText"] = (accountId, query, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
-    const bySource =
-      options.source === undefined
-        ? sql``
-        : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = ${accountId} AND m.umo_id = h.umo_id AND m.source = ${options.source})`
+    const bySource = ofSource(accountId, "h", options)
     const holders =
       options.ids === undefined
         ? sql`SELECT DISTINCT p.umo_id FROM terms t JOIN search_postings p
