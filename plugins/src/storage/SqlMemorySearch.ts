@@ -104,9 +104,9 @@ export const makeSearch = (
    * terms, taken in order of rarity while their holders add up to at most `candidateBudget`;
    * the other terms still count in those memories' scores (one primary-key probe per candidate
    * and term; given ids, only those probes: reading a common term's postings to find the ids
-   * among them cost 65 ms at 10k). Scoring every holder of a term that half the memories hold (a speaker's name, say)
-   * cost a third of a second at 10k memories, and such a term barely lifts a memory into the
-   * first few dozen on its own. A query whose every term is that common finds no text candidates;
+   * among them cost 65 ms at 10k). Scoring every holder of a term that half the memories hold
+   * (a speaker's name, say) cost a third of a second at 10k memories, and such a term barely
+   * lifts a memory into the first few dozen on its own. A query whose every term is that common finds no text candidates;
    * the vector search still finds them, and Recall scores them here by id.
    */
   const searchText: MemorySearchShape["searchText"] = (accountId, query, options) => {
