@@ -7,6 +7,7 @@
  *   npm run bench:search -- --sizes 1000,10000         # chosen sizes
  *   npm run bench:search -- --pglite-sizes 1000,10000  # fewer on PGlite (100k takes long to load)
  *   npm run bench:search -- --quick                    # 500 memories, 30 questions
+ *   npm run bench:search -- --data-dir DIR             # keep the PGlite data in DIR: a later run reuses it
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:search   # PostgreSQL too (a fresh database)
  *
  * The corpus is synthetic but made of real embeddings: every LoCoMo turn is embedded once with the
@@ -263,9 +264,12 @@ if (pgUrl)
     env: { DATABASE_URL: pgUrl, UMO_SIGNING_KEY: benchSigningKey() }
   })
 
+// A kept directory lets a later run (after a change to search) skip loading the corpus again.
+const keptDir = argument("data-dir")
 const rows: Array<Record<string, unknown>> = []
 for (const db of databases) {
-  const dir = mkdtempSync(join(tmpdir(), "umo-bench-search-"))
+  const dir = keptDir ? join(keptDir, db.name) : mkdtempSync(join(tmpdir(), "umo-bench-search-"))
+  mkdirSync(dir, { recursive: true })
   for (const size of sizes) {
     if (db.name === "PGlite" && pgliteSizes && !pgliteSizes.includes(size)) continue
     synthesize(size)
@@ -291,7 +295,7 @@ for (const db of databases) {
       await server.stop()
     }
   }
-  rmSync(dir, { recursive: true, force: true })
+  if (!keptDir) rmSync(dir, { recursive: true, force: true })
 }
 process.stderr.write("\n")
 

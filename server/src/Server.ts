@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Embedder } from "@umo/core"
 import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"

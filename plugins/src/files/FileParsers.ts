@@ -1,11 +1,8 @@
 import { type FileInput, FileParser, FileParserError, type ParsedFile, storableText } from "@umo/core"
 import { Effect, Layer } from "effect"
-import exifr from "exifr"
-import { fileTypeFromBuffer } from "file-type"
-import { imageSize } from "image-size"
-import { parseBuffer } from "music-metadata"
-import { PDFParse } from "pdf-parse"
-import { fromCsv, fromHtml, fromJson } from "./DocumentText.js"
+
+// The format libraries load on the first file that needs them, not at start: together they
+// cost about half a second of a server's start-up (pdf.js, music-metadata, exifr, html-to-text).
 
 const extensionOf = (filename: string) => filename.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1] ?? ""
 
@@ -39,6 +36,7 @@ const imageTextFields = [
 ]
 
 const imageText = async (bytes: Uint8Array) => {
+  const { default: exifr } = await import("exifr")
   const tags = ((await exifr
     .parse(bytes, { iptc: true, xmp: true, userComment: true, mergeOutput: true })
     .catch(() => null)) ?? {}) as Record<string, unknown>
@@ -53,7 +51,8 @@ const imageText = async (bytes: Uint8Array) => {
 }
 
 /** What an image is, when it carries no text of its own: its format and size in pixels. */
-const describeImage = (bytes: Uint8Array, ext: string, filename: string) => {
+const describeImage = async (bytes: Uint8Array, ext: string, filename: string) => {
+  const { imageSize } = await import("image-size")
   let size = ""
   try {
     const { width, height } = imageSize(bytes)
@@ -66,6 +65,7 @@ const minutesAndSeconds = (seconds: number) =>
   `${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, "0")}`
 
 const audioText = async (bytes: Uint8Array, mime: string, ext: string, filename: string) => {
+  const { parseBuffer } = await import("music-metadata")
   const { common, format } = await parseBuffer(bytes, { mimeType: mime }, { skipCovers: true })
   const comments = (common.comment ?? []).map((c) =>
     typeof c === "string" ? c : ((c as { text?: string }).text ?? "")
@@ -87,6 +87,7 @@ const audioText = async (bytes: Uint8Array, mime: string, ext: string, filename:
 
 /** A PDF's text; for one without a text layer (a scan, say), its title, author and page count. */
 const pdfText = async (bytes: Uint8Array, filename: string) => {
+  const { PDFParse } = await import("pdf-parse")
   const parser = new PDFParse({ data: bytes })
   try {
     // Pages joined by a blank line (pdf-parse's default joiner, "-- 1 of 2 --", is not the text's).
@@ -130,6 +131,7 @@ const decodeUtf8 = (bytes: Uint8Array) => {
 export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserError> =>
   Effect.tryPromise({
     try: async (): Promise<ParsedFile> => {
+      const { fileTypeFromBuffer } = await import("file-type")
       const sniffed = await fileTypeFromBuffer(file.bytes)
       if (sniffed) {
         const name = file.filename.trim() || "(unnamed)"
@@ -137,7 +139,7 @@ export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserErro
           return { text: await pdfText(file.bytes, name), format: "pdf", metadata: {} }
         }
         if (sniffed.mime.startsWith("image/")) {
-          const text = (await imageText(file.bytes)) || describeImage(file.bytes, sniffed.ext, name)
+          const text = (await imageText(file.bytes)) || (await describeImage(file.bytes, sniffed.ext, name))
           return { text, format: sniffed.mime, metadata: { kind: "image-metadata" } }
         }
         if (
@@ -164,6 +166,7 @@ export const parse = (file: FileInput): Effect.Effect<ParsedFile, FileParserErro
       }
       const ext = extensionOf(file.filename)
       const type = file.mediaType?.toLowerCase() ?? ""
+      const { fromCsv, fromHtml, fromJson } = await import("./DocumentText.js")
       const [format, text] =
         ext === "html" || ext === "htm" || type.includes("html")
           ? ["html", fromHtml(decoded)]

@@ -1,15 +1,26 @@
-import nlp from "compromise"
-import compromiseDates from "compromise-dates"
+import { createRequire } from "node:module"
+import type nlp from "compromise"
 import model from "wink-eng-lite-web-model"
 import winkNLP, { type Document as WinkDocument } from "wink-nlp"
 
 // Both engines are pure in-memory models loaded once per process; loading wink's model takes a
-// few milliseconds, compromise's plugin registration is global by design.
-nlp.plugin(compromiseDates)
+// few milliseconds. compromise with its dates plugin takes about half a second, so it loads on
+// first use (its bundled CommonJS build, synchronously), not with the server; its plugin
+// registration is global by design.
 const wink = winkNLP(model)
+const require = createRequire(import.meta.url)
+let loaded: typeof nlp | undefined
+const loadCompromise = (): typeof nlp => {
+  if (loaded === undefined) {
+    const engine = require("compromise") as typeof nlp
+    engine.plugin(require("compromise-dates"))
+    loaded = engine
+  }
+  return loaded
+}
 
-/** compromise, with the dates plugin registered. */
-export const compromise = nlp
+/** compromise, with the dates plugin registered: parses `text`. */
+export const compromise = (text: string) => loadCompromise()(text)
 
 export const its = wink.its
 

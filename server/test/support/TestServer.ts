@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto"
 import { join } from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { AccountStore, Embedder, makeEmbedder, sha256Hex } from "@umo/core"
 import { memoryLayer, type UmoConfig } from "@umo/memory"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
