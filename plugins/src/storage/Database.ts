@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { migrate } from "./migrations/index.js"
@@ -16,19 +17,8 @@ const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
 export const pglite = (options: PgliteSqlClient.PgliteOptions = {}) =>
   migrated(PgliteSqlClient.layer(options))
 
-/**
- * PostgreSQL (with pgvector available) at `url`, migrated. Its driver loads only when asked for:
- * an embedded (PGlite) server does not pay for it at start.
- */
-export const postgres = (url: string) =>
-  migrated(
-    Layer.unwrap(
-      Effect.map(
-        Effect.promise(() => import("@effect/sql-pg")),
-        ({ PgClient }) => PgClient.layer({ url: Redacted.make(url) })
-      )
-    )
-  )
+/** PostgreSQL (with pgvector available) at `url`, migrated. */
+export const postgres = (url: string) => migrated(PgClient.layer({ url: Redacted.make(url) }))
 
 /**
  * The database the service runs on: PostgreSQL when `DATABASE_URL` is set, else PGlite in

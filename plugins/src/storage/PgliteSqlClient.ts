@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { PGlite, type Results } from "@electric-sql/pglite"
 import { vector } from "@electric-sql/pglite-pgvector"
 import { Effect, Layer, Semaphore, Stream } from "effect"
