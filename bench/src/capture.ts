@@ -11,33 +11,18 @@
  * The embedder is the server's default unless UMO_EMBEDDER / UMO_EMBEDDER_MODEL say otherwise.
  */
 import { UMOClient } from "@umo/client"
-import { Embedder } from "@umo/core"
-import { EmbedderChoice } from "@umo/plugins"
-import { Effect } from "effect"
 import { pool } from "../../server/test/support/Pool.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { barChart } from "./support/Chart.js"
 import { benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { turnTexts } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
+import { rawEmbedder } from "./support/RawEmbedder.js"
 import { publishResults } from "./support/Results.js"
 import { round1 } from "./support/Stats.js"
 
 const perMode = quick ? 32 : 800
 const concurrency = [1, 4, 16] as const
-
-/** Raw embedder throughput: the texts in batches of 100, as a batch capture hands them over. */
-const rawEmbedder = async (texts: ReadonlyArray<string>) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const embedder = yield* Embedder
-      yield* embedder.embed(texts.slice(0, 8)) // warm up: the first call loads the session
-      const started = performance.now()
-      for (let i = 0; i < texts.length; i += 100) yield* embedder.embed(texts.slice(i, i + 100))
-      const seconds = (performance.now() - started) / 1000
-      return { model: embedder.model.id, per_second: round1(texts.length / seconds) }
-    }).pipe(Effect.provide(EmbedderChoice.layerConfig))
-  )
 
 interface Row {
   readonly database: string

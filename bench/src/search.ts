@@ -1,7 +1,8 @@
 /**
- * Search latency at scale: p50 / p95 / p99, server-side (`Server-Timing`) and end to end, with
- * 1k, 10k and 100k memories in one account, on PGlite and PostgreSQL; HNSW recall@10 against an
- * exact scan; the server's memory and the database's size; start-up time.
+ * Search latency and capture throughput at scale: p50 / p95 / p99 search, server-side
+ * (`Server-Timing`) and end to end, with 1k, 10k and 100k memories in one account, on PGlite and
+ * PostgreSQL; batch capture into that account beside the raw embedder on the same texts; HNSW
+ * recall@10 against an exact scan; the server's memory and the database's size; start-up time.
  *
  *   npm run bench:search                               # 1k, 10k, 100k on PGlite
  *   npm run bench:search -- --sizes 1000,10000         # chosen sizes
@@ -30,6 +31,7 @@ import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
+import { rawEmbedder } from "./support/RawEmbedder.js"
 import { publishResults, resultsFile } from "./support/Results.js"
 import { percentile, round1 } from "./support/Stats.js"
 
@@ -38,6 +40,8 @@ const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_
 )
 const pgliteSizes = argument("pglite-sizes")?.split(",").map(Number)
 const queriesPerSize = quick ? 30 : 200
+/** LoCoMo turns captured through `POST /v1/batch` (100 a call) into the account at each size. */
+const capturedPerSize = quick ? 100 : 300
 const apiKey = `umo_bench-search-${"0".repeat(24)}`
 
 const { turns: allTurns, questions } = load(dataDir(root))
@@ -206,6 +210,33 @@ const smallAccountRecall = (
     return { index_only: yield* recall(viaIndex), as_searched: yield* recall(configured) }
   }).pipe(Effect.orDie)
 
+/**
+ * Batch capture into the big account through the API, as memories per second, and as a share of
+ * the raw embedder on the same texts (measured before any server started). The captured turns
+ * stay in the account: the next size's load tops it up with that many fewer corpus memories.
+ */
+const captureTexts = allTurns.slice(0, capturedPerSize).map(memoryText)
+const raw = await rawEmbedder(captureTexts)
+const captureThroughput = async (baseUrl: string) => {
+  const started = performance.now()
+  for (let i = 0; i < captureTexts.length; i += 100) {
+    const response = await fetch(`${baseUrl}/v1/batch`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        items: captureTexts.slice(i, i + 100).map((content) => ({ content, source: "capture-bench" }))
+      })
+    })
+    const { results } = (await response.json()) as { results?: Array<{ success: boolean }> }
+    if (!response.ok || results?.some((r) => !r.success)) throw new Error(`batch answered ${response.status}`)
+  }
+  const perSecond = captureTexts.length / ((performance.now() - started) / 1000)
+  return {
+    memories_per_second: round1(perSecond),
+    ratio_to_raw_embedder: Math.round((100 * perSecond) / raw.per_second) / 100
+  }
+}
+
 /** Search through the API: end-to-end time at the client, server time and stages from `Server-Timing`. */
 const measure = async (baseUrl: string) => {
   const endToEnd: Array<number> = []
@@ -282,10 +313,14 @@ for (const db of databases) {
     const server = await startServer(root, { [apiKey]: "search-bench" }, db.env, { dataDir: dir })
     try {
       const latency = await measure(server.baseUrl)
+      progress(`search: ${db.name}, ${size.toLocaleString("en")} memories: capturing`)
+      const capture = await captureThroughput(server.baseUrl)
       rows.push({
         database: db.name,
         memories: size,
+        measured: new Date().toISOString().slice(0, 10),
         ...latency,
+        capture,
         ...grown,
         server_rss_mb: server.rssMb(),
         startup_ms: server.startupMs,
@@ -319,13 +354,19 @@ const small = (r: Record<string, unknown>) => {
   return recall ? `${recall.index_only} / ${recall.as_searched}` : "–"
 }
 const stageNames = [...new Set(runs.flatMap((r) => Object.keys((r.stages_ms ?? {}) as object)))]
+const captured = (r: Record<string, unknown>) => {
+  const c = r.capture as { memories_per_second: number; ratio_to_raw_embedder: number } | undefined
+  return c ? `${c.memories_per_second} (${c.ratio_to_raw_embedder})` : "–"
+}
 const table = [
-  "| database | memories | end-to-end p50 / p95 / p99 ms | server p50 / p95 / p99 ms | HNSW recall@10 | 100-memory account recall@10: index / as searched | server RSS MB | database MB | start-up ms |",
-  "|---|---|---|---|---|---|---|---|---|",
+  `Raw embedder (${raw.model}, calls of 100, this process): **${raw.per_second} texts/s** on the ${captureTexts.length} LoCoMo turns each size captures.`,
+  "",
+  "| database | memories | end-to-end p50 / p95 / p99 ms | server p50 / p95 / p99 ms | batch capture memories/s (ratio to raw embedder) | HNSW recall@10 | 100-memory account recall@10: index / as searched | server RSS MB | database MB | start-up ms | measured |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
   ...runs.map((r) => {
     const e = r.end_to_end_ms as Percentiles
     const s = r.server_ms as Percentiles
-    return `| ${r.database} | ${(r.memories as number).toLocaleString("en")} | ${e.p50} / ${e.p95} / ${e.p99} | ${s.p50} / ${s.p95} / ${s.p99} | ${r.hnsw_recall_at_10} | ${small(r)} | ${r.server_rss_mb} | ${r.database_mb} | ${r.startup_ms} |`
+    return `| ${r.database} | ${(r.memories as number).toLocaleString("en")} | ${e.p50} / ${e.p95} / ${e.p99} | ${s.p50} / ${s.p95} / ${s.p99} | ${captured(r)} | ${r.hnsw_recall_at_10} | ${small(r)} | ${r.server_rss_mb} | ${r.database_mb} | ${r.startup_ms} | ${r.measured ?? "before 2026-11-23"} |`
   }),
   "",
   "Where the server's time goes, p50 / p95 ms per stage (`Server-Timing`; text search runs while the query is embedded, then vector search):",
@@ -345,7 +386,9 @@ const results = {
   machine: machine(),
   quick,
   embedder: baseVectors.model.id,
+  raw_embedder_per_second: raw.per_second,
   queries_per_size: queriesPerSize,
+  captured_per_size: captureTexts.length,
   runs
 }
 publishResults(
