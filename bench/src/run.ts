@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: every benchmark in turn — capture throughput, search latency at scale,
- * provenance cost, scale-out — each writing bench/results/*.json, an SVG chart and (full runs)
- * its table in bench/README.md. `npm run bench -- --quick` runs small versions of them in about
+ * `npm run bench`: every benchmark in turn — capture throughput, search latency and capture at
+ * scale, responsiveness during a big capture, provenance cost, scale-out — each writing
+ * bench/results/*.json, an SVG chart and (full runs) its table in bench/README.md. `npm run bench -- --quick` runs small versions of them in about
  * two minutes and leaves the committed results alone. Set UMO_BENCH_DATABASE_URL (a fresh
  * PostgreSQL database with pgvector) to measure PostgreSQL too; scale-out needs it. The LoCoMo
  * recall benchmark is separate: `npm run bench:recall`.
@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { quick, root } from "./support/Cli.js"
 
 // Scale-out needs PostgreSQL, and says so and skips without UMO_BENCH_DATABASE_URL.
-const benches = ["capture", "search", "provenance", "scaleout"]
+const benches = ["capture", "search", "responsiveness", "provenance", "scaleout"]
 const started = performance.now()
 
 for (const [i, bench] of benches.entries()) {
