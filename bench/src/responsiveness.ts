@@ -37,7 +37,9 @@ const stats = (xs: ReadonlyArray<number>) => {
 
 const timedFetch = async (url: string, init?: RequestInit) => {
   const started = performance.now()
-  const response = await fetch(url, init)
+  const response = await fetch(url, init).catch((e: Error & { cause?: { code?: string } }) => {
+    throw new Error(`${init?.method ?? "GET"} ${url} failed after ${Math.round(performance.now() - started)} ms: ${e.cause?.code ?? e.message}`)
+  })
   await response.arrayBuffer()
   if (!response.ok) throw new Error(`${url} answered ${response.status}`)
   return performance.now() - started

@@ -2,6 +2,8 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
+import { workerPool } from "../support/WorkerPool.js"
+import type { EmbedTask, OnnxEmbedderSetup } from "./OnnxEmbedderWorker.js"
 
 /** The ONNX sentence embedders this adapter knows how to pool; others can be described inline. */
 export const knownModels = {
@@ -56,19 +58,6 @@ export interface TransformersOptions {
   readonly batchSize?: number
 }
 
-type Extractor = (
-  texts: Array<string>,
-  options: { pooling: "mean" | "cls"; normalize: boolean }
-) => Promise<{ tolist: () => Array<Array<number>> }>
-
-const loadExtractor = async (modelsDir: string, id: string, precision: Precision): Promise<Extractor> => {
-  const transformers = await import("@huggingface/transformers")
-  transformers.env.allowRemoteModels = false
-  transformers.env.allowLocalModels = true
-  transformers.env.localModelPath = modelsDir
-  return (await transformers.pipeline("feature-extraction", id, { dtype: precision })) as unknown as Extractor
-}
-
 /**
  * An ONNX sentence embedder run by transformers.js from a local directory. Nothing is fetched:
  * remote models are switched off, and a missing model fails with a message that says how to get it.
@@ -89,11 +78,27 @@ export const make = (options: TransformersOptions) =>
           : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
       })
     }
-    // The model loads in the background (a few seconds for mpnet): the server is up and healthy
-    // meanwhile, and the first embedding waits for it. A model that cannot load fails every call.
-    const loading = loadExtractor(options.modelsDir, id, precision)
+    // The model runs on a thread of its own (OnnxEmbedderWorker.ts), which loads it in the
+    // background (a few seconds for mpnet): the server is up and healthy meanwhile, and the first
+    // embedding waits for it. A model that cannot load fails every call. One thread: onnxruntime
+    // already spreads a call over the cores; concurrent calls queue for it.
+    const setup: OnnxEmbedderSetup = {
+      modelsDir: options.modelsDir,
+      model: id,
+      precision,
+      pooling: known.pooling
+    }
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        workerPool(import.meta.url, "OnnxEmbedderWorker", { minThreads: 1, maxThreads: 1, workerData: setup })
+      ),
+      (pool) => Effect.promise(() => pool.destroy())
+    )
+    const run = (task: EmbedTask, signal?: AbortSignal) =>
+      pool.run(task, signal ? { signal } : {}) as Promise<Array<Array<number>>>
+    const loading = run({ texts: [] })
     loading.catch(() => undefined)
-    const extractor = Effect.tryPromise({
+    const loaded = Effect.tryPromise({
       try: () => loading,
       catch: (cause) =>
         new EmbedderError({ reason: "ModelUnavailable", model: pinned, detail: String(cause), cause })
@@ -105,10 +110,10 @@ export const make = (options: TransformersOptions) =>
       // (0.94 cosine at the median). One at a time is also faster there: no padding to compute.
       batchSize: precision === "int8" ? 1 : (options.batchSize ?? 16),
       embedBatch: (texts) =>
-        Effect.flatMap(extractor, (extract) =>
+        Effect.andThen(
+          loaded,
           Effect.tryPromise({
-            try: async () =>
-              (await extract([...texts], { pooling: known.pooling, normalize: true })).tolist(),
+            try: (signal) => run({ texts }, signal),
             catch: (cause) =>
               new EmbedderError({ reason: "InferenceFailed", model: pinned, detail: String(cause), cause })
           })

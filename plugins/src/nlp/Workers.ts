@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os"
 import { PluginFailure } from "@umo/core"
 import { Effect } from "effect"
-import { Piscina } from "piscina"
+import type { Piscina } from "piscina"
+import { workerPool } from "../support/WorkerPool.js"
 import type { TaskMessage, TaskName, Tasks } from "./NlpWorker.js"
 
 /**
@@ -10,11 +11,6 @@ import type { TaskMessage, TaskName, Tasks } from "./NlpWorker.js"
  */
 export const offloadChars = 2_000
 
-// From the sources (tests, `npm start`) the worker is TypeScript, loaded through tsx; from the
-// built package it is the compiled file beside this one.
-const fromSources = import.meta.url.endsWith(".ts")
-const entry = new URL(fromSources ? "./NlpWorker.ts" : "./NlpWorker.js", import.meta.url)
-
 let pool: Piscina | undefined
 /**
  * One pool per process, a thread per core, made on first use: NLP over a long capture takes
@@ -22,11 +18,9 @@ let pool: Piscina | undefined
  * Idle threads exit after a while and never keep the process alive.
  */
 const workers = () => {
-  pool ??= new Piscina({
-    filename: entry.href,
+  pool ??= workerPool(import.meta.url, "NlpWorker", {
     maxThreads: Math.max(1, availableParallelism()),
-    idleTimeout: 30_000,
-    ...(fromSources ? { execArgv: ["--import", "tsx"] } : {})
+    idleTimeout: 30_000
   })
   return pool
 }

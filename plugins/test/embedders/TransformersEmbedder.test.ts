@@ -1,8 +1,11 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { it } from "@effect/vitest"
 import { Embedder, EmbedderError } from "@umo/core"
 import { TransformersEmbedder } from "@umo/plugins"
 import { Effect } from "effect"
-import { describe, expect } from "vitest"
+import { afterAll, describe, expect } from "vitest"
 import { behavesLikeASentenceEmbedder } from "./shared.js"
 
 // `npm test` runs scripts/fetch-models.sh first, so the real ONNX weights are here.
@@ -38,4 +41,27 @@ describe("TransformersEmbedder", () => {
       expect(error.detail).toContain("unknown model")
     })
   )
+})
+
+describe("TransformersEmbedder with a model that cannot load", () => {
+  // The tokenizer and config of the real model beside a graph that is not ONNX.
+  const broken = mkdtempSync(join(tmpdir(), "umo-broken-model-"))
+  const real = join(modelsDir, TransformersEmbedder.defaultModel)
+  const copy = join(broken, TransformersEmbedder.defaultModel)
+  cpSync(real, copy, { recursive: true, filter: (path) => !path.endsWith(".onnx") })
+  writeFileSync(join(copy, "onnx", "model_int8.onnx"), "not an ONNX graph")
+  afterAll(() => rmSync(broken, { recursive: true, force: true }))
+
+  it.layer(TransformersEmbedder.layer({ modelsDir: broken, precision: "int8" }))((it) => {
+    it.effect("fails each call as an unavailable model, and keeps failing", () =>
+      Effect.gen(function* () {
+        const embedder = yield* Embedder
+        for (const text of ["first call", "second call"]) {
+          const error = yield* Effect.flip(embedder.embed([text]))
+          expect(error.reason).toBe("ModelUnavailable")
+          expect(error.model).toBe(TransformersEmbedder.pinnedId(TransformersEmbedder.defaultModel, "int8"))
+        }
+      })
+    )
+  })
 })

@@ -1,0 +1,37 @@
+/**
+ * The thread the ONNX embedding model runs on (see TransformersEmbedder.ts). onnxruntime-node runs
+ * a model synchronously on the thread that calls it — about 100 ms for a 1,000-character chunk on
+ * two cores — so on the event loop every embedding would hold up every other request.
+ */
+import { workerData } from "piscina"
+
+export interface OnnxEmbedderSetup {
+  /** Directory holding `<model>/onnx/…` and its tokenizer. */
+  readonly modelsDir: string
+  readonly model: string
+  readonly precision: "int8" | "fp32"
+  readonly pooling: "mean" | "cls"
+}
+
+export interface EmbedTask {
+  readonly texts: ReadonlyArray<string>
+}
+
+type Extractor = (
+  texts: Array<string>,
+  options: { pooling: "mean" | "cls"; normalize: boolean }
+) => Promise<{ tolist: () => Array<Array<number>> }>
+
+const setup = workerData as OnnxEmbedderSetup
+const transformers = await import("@huggingface/transformers")
+// Nothing is fetched: only the local directory is read.
+transformers.env.allowRemoteModels = false
+transformers.env.allowLocalModels = true
+transformers.env.localModelPath = setup.modelsDir
+const extract = (await transformers.pipeline("feature-extraction", setup.model, {
+  dtype: setup.precision
+})) as unknown as Extractor
+
+/** The texts' vectors, unit length, in order; no texts is a warm-up call (the model is loaded). */
+export default async ({ texts }: EmbedTask): Promise<Array<Array<number>>> =>
+  texts.length === 0 ? [] : (await extract([...texts], { pooling: setup.pooling, normalize: true })).tolist()
