@@ -38,7 +38,9 @@ const stats = (xs: ReadonlyArray<number>) => {
 const timedFetch = async (url: string, init?: RequestInit) => {
   const started = performance.now()
   const response = await fetch(url, init).catch((e: Error & { cause?: { code?: string } }) => {
-    throw new Error(`${init?.method ?? "GET"} ${url} failed after ${Math.round(performance.now() - started)} ms: ${e.cause?.code ?? e.message}`)
+    throw new Error(
+      `${init?.method ?? "GET"} ${url} failed after ${Math.round(performance.now() - started)} ms: ${e.cause?.code ?? e.message}`
+    )
   })
   await response.arrayBuffer()
   if (!response.ok) throw new Error(`${url} answered ${response.status}`)
