@@ -162,13 +162,17 @@ const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string,
   const answerable = questions.filter(
     (q): q is Question & { answer: string | number } => q.category <= 4 && q.answer !== undefined
   )
-  const rows: Array<{ category: number; f1: number; contains: boolean }> = []
+  const rows: Array<{ category: number; f1: number; contains: boolean; confidence: number }> = []
+  const latencies: Array<number> = []
   for (const [i, q] of answerable.entries()) {
+    const started = performance.now()
     const answer = await clients.get(q.conv_id)!.answer(q.question)
+    latencies.push(performance.now() - started)
     rows.push({
       category: q.category,
       f1: tokenF1(String(q.answer), answer.text),
-      contains: containsGold(String(q.answer), answer.text)
+      contains: containsGold(String(q.answer), answer.text),
+      confidence: answer.confidence
     })
     if (i % 20 === 0) progress(`${embedder.id}: answered ${i + 1}/${answerable.length}`)
   }
@@ -177,8 +181,16 @@ const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string,
     f1: round1((100 * subset.reduce((s, r) => s + r.f1, 0)) / Math.max(1, subset.length)),
     contains_gold: round1((100 * subset.filter((r) => r.contains).length) / Math.max(1, subset.length))
   })
+  const sorted = [...latencies].sort((a, b) => a - b)
   return {
     model: "umo-extractive",
+    latency_ms: { p50: round1(percentile(sorted, 0.5)), p95: round1(percentile(sorted, 0.95)) },
+    // Calibration: how often a sure answer holds the gold one, against an unsure one.
+    calibration: {
+      "confidence >= 0.8": summary(rows.filter((r) => r.confidence >= 0.8)),
+      "0.5 <= confidence < 0.8": summary(rows.filter((r) => r.confidence >= 0.5 && r.confidence < 0.8)),
+      "confidence < 0.5": summary(rows.filter((r) => r.confidence < 0.5))
+    },
     all: summary(rows),
     ...Object.fromEntries([1, 2, 3, 4].map((c) => [String(c), summary(rows.filter((r) => r.category === c))]))
   }
@@ -219,14 +231,16 @@ const table = [
   ...runs.map((r) => row(`UMO, ${r.label}`, r.retrieval, `${r.latency_ms.p50} / ${r.latency_ms.p95}`))
 ].join("\n")
 const answerTable = [
-  "| embedder | F1 all | contains gold, all | F1 multi-hop | F1 temporal | F1 open-domain | F1 single-hop |",
-  "|---|---|---|---|---|---|---|",
+  "| embedder | F1 all | contains gold, all | F1 multi-hop | F1 temporal | F1 open-domain | F1 single-hop | contains gold at confidence ≥ 0.8 / < 0.5 (questions) | answer p50 / p95 ms |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...runs
     .filter((r) => r.answers)
     .map((r) => {
       const a = r.answers!
       const f1 = (c: string) => (a[c as "all"] as { f1: number }).f1.toFixed(1)
-      return `| ${r.label} | ${f1("all")} | ${a.all.contains_gold.toFixed(1)} | ${f1("1")} | ${f1("2")} | ${f1("3")} | ${f1("4")} |`
+      const sure = a.calibration["confidence >= 0.8"]
+      const unsure = a.calibration["confidence < 0.5"]
+      return `| ${r.label} | ${f1("all")} | ${a.all.contains_gold.toFixed(1)} | ${f1("1")} | ${f1("2")} | ${f1("3")} | ${f1("4")} | ${sure.contains_gold.toFixed(1)} (${sure.questions}) / ${unsure.contains_gold.toFixed(1)} (${unsure.questions}) | ${a.latency_ms.p50} / ${a.latency_ms.p95} |`
     })
 ].join("\n")
 console.log(`${table}\n\n${answerTable}`)

@@ -8,23 +8,14 @@ import type {
   QuestionType
 } from "@umo/core"
 import { Effect } from "effect"
-import { compromise } from "../nlp/Engines.js"
 import { findEntities } from "../nlp/Entities.js"
 import { splitSentences } from "../nlp/Normalize.js"
+import { answerSpans, contentWords, yesOrNo } from "./AnswerSpans.js"
 import { citationOf } from "./Citations.js"
 import { questionType, wantedEntityTypes } from "./QuestionType.js"
+import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
 
 export const extractiveModelId = "umo-extractive"
-
-const stopwords = new Set(
-  "a an and are as at be been but by did do does for from had has have he her his how i if in into is it its me my of on or our she so than that the their them there they this to was we were what when where which who whom why will with would you your".split(
-    " "
-  )
-)
-const words = (text: string) =>
-  (text.toLowerCase().match(/\p{L}[\p{L}\p{N}'’-]*|\p{N}+/gu) ?? [])
-    .map((w) => w.replace(/(?:'s|’s|ing|ed|es|s)$/u, ""))
-    .filter((w) => w.length > 1 && !stopwords.has(w))
 
 interface Candidate {
   readonly context: AnswerContext
@@ -34,80 +25,84 @@ interface Candidate {
   readonly score: number
 }
 
-const relativeDate =
-  /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall|autumn)|this (?:week|month|year|morning|weekend)|next (?:week|month|year)|\d+ (?:days|weeks|months|years) ago)\b/i
-
-const months = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December"
-]
-
-/** "2023-05-07…" → "7 May 2023". */
-const readableDate = (iso: string) =>
-  `${Number(iso.slice(8, 10))} ${months[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`
-
-/** "yesterday" in a memory written on 8 May 2023 is 7 May 2023: resolve it against the memory's time. */
-const resolveRelativeDate = (sentence: string, timestamp: string): string | undefined => {
-  if (!relativeDate.test(sentence)) return undefined
-  const doc = compromise(sentence) as unknown as {
-    dates: (o: object) => { json: () => Array<{ text: string; dates?: { start?: string } }> }
-  }
-  const found = doc.dates({ today: timestamp.slice(0, 10) }).json()
-  const start = found.find((d) => relativeDate.test(d.text) && d.dates?.start)?.dates?.start
-  return start ? readableDate(start) : undefined
-}
+const titleAsked =
+  /\b(?:book|song|movie|film|show|series|album|piece|poem|play|title|name|called|named|say|said|sign|quote|motto)s?\b/i
 
 /**
- * The short answer a sentence gives to a question of this type: for "when", the date it names
- * (relative dates resolved) or else the day the memory was written; for "where", "who" and "how
- * many", the first entity of the wanted kind that the question does not already name.
+ * The short answer a sentence gives to a question of this type: for "when", the time it names
+ * (relative times resolved against the memory's own) or else the day the memory was written; for
+ * "where", "who" and "how many", the first entity of the wanted kind that the question does not
+ * already name; "Yes" or "No"; otherwise the run of words the sentence adds to the question. With
+ * how sure it is: an entity of the kind asked for is surer than a run of words.
  */
-const shortAnswer = (type: QuestionType, candidate: Candidate, question: string): string | undefined => {
+const shortAnswer = (
+  type: QuestionType,
+  candidate: Candidate,
+  question: string
+): { readonly text: string; readonly sureness: number } | undefined => {
   const { text, context, entities } = candidate
+  if (type === "open") return undefined
+  if (type === "yes_no") return { text: yesOrNo(text, question), sureness: 0.8 }
   if (type === "temporal") {
-    const relative = resolveRelativeDate(text, context.timestamp)
-    if (relative) return relative
+    const relative = resolveRelativeTime(text, context.timestamp)
+    if (relative) return { text: relative, sureness: 1 }
     const date = entities.find((e) => e.type === "DATE" || e.type === "TIME")
-    return date ? date.text : readableDate(context.timestamp)
+    return { text: date ? date.text : readableDay(new Date(context.timestamp)), sureness: date ? 1 : 0.6 }
   }
+  // A title asked for is, when the sentence quotes one, the quote: "Becoming Nicole".
+  const quoted = titleAsked.test(question) ? text.match(/["“]([^"”]{2,80})["”]/)?.[1] : undefined
+  if (quoted) return { text: quoted, sureness: 0.9 }
   const wanted = wantedEntityTypes[type]
   const asked = question.toLowerCase()
-  return entities.find((e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()))?.text
+  const entity = entities.find((e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()))
+  const span = answerSpans(text, question)[0]
+  // "Who is Lily?" asks what Lily is to someone, not for another name.
+  if (span?.defines && type === "person") return { text: span.text, sureness: 0.9 }
+  if (entity) return { text: entity.text, sureness: 1 }
+  return span ? { text: span.text, sureness: wanted.length > 0 ? 0.5 : 0.8 } : undefined
 }
 
 /**
- * The default local answer model: no LLM, it quotes your memories. It reads the question's type,
- * scores every sentence of the retrieved memories by the question words it shares (weighted by
- * how close its memory is) and by whether it holds the kind of entity asked for (a LOCATION for
- * "where", a DATE for "when"), and answers with the best sentences, each marked `[n]` for its
- * memory, led by the short answer when the question asks for a date, place, person or number
- * (relative dates resolved against the memory's own time).
+ * The default local answer model: no LLM, it quotes your memories. It reads the question's type
+ * and scores every sentence of the retrieved memories by the question words it shares (each
+ * weighted by its rarity among the memories; names in the question weigh little), by how close
+ * its memory is, and by whether it holds the kind of entity asked for (a LOCATION for "where", a
+ * DATE for "when"). It answers with the short span of the best sentence, marked `[n]` for its
+ * memory, the sentence itself in the citation: a date (relative times resolved against the
+ * memory's own), a place, a name, a number, yes or no, a quoted title, or the words the sentence
+ * adds to the question; one span from each of the best three sentences for a list; whole
+ * sentences for an open question. `confidence` is the sentence's score times how sure the kind
+ * of span is.
  */
 export const answer = (request: AnswerRequest): Answer => {
   const type = questionType(request.question)
-  const asked = new Set(words(request.question))
+  const asked = new Set(contentWords(request.question))
   const wanted = wantedEntityTypes[type]
+  // A question word found in every retrieved memory (a name they all carry, say) tells them apart
+  // less than one found in a single memory: each word weighs by its rarity among the memories.
+  const memoryWords = request.contexts.map((c) => new Set(contentWords(c.content)))
+  // A name in the question (the speaker's, often) says little about which sentence answers it.
+  const names = new Set(
+    contentWords((request.question.match(/(?<=\S\s+)\p{Lu}[\p{L}'’-]*/gu) ?? []).join(" "))
+  )
+  const weight = (w: string) =>
+    Math.log(1 + (memoryWords.length + 1) / (1 + memoryWords.filter((m) => m.has(w)).length)) *
+    (names.has(w) ? 0.25 : 1)
+  const askedWeight = [...asked].reduce((sum, w) => sum + weight(w), 0)
   const candidates: Array<Candidate> = request.contexts.flatMap((context) =>
     splitSentences(context.content).map((s) => {
       const text = context.content.slice(s.start, s.end)
-      const shared = words(text).filter((w) => asked.has(w)).length
-      const overlap = asked.size === 0 ? 0 : shared / asked.size
+      const shared = [...new Set(contentWords(text))].filter((w) => asked.has(w))
+      const overlap = askedWeight === 0 ? 0 : shared.reduce((sum, w) => sum + weight(w), 0) / askedWeight
       // A "where" answer must name a place, a "when" answer a date: without one a sentence can
       // only be a weak answer, however many question words it repeats.
       const entities = wanted.length === 0 ? [] : findEntities(text, context.timestamp)
+      // A sentence that adds nothing to the question's words cannot answer a "what" question.
+      const adds =
+        type !== "factual" && type !== "list" ? 1 : answerSpans(text, request.question).length > 0 ? 1 : 0.3
       const fit =
         wanted.length === 0
-          ? overlap
+          ? overlap * adds
           : entities.some((e) => wanted.includes(e.type))
             ? overlap + 0.3
             : overlap * 0.4
@@ -131,14 +126,25 @@ export const answer = (request: AnswerRequest): Answer => {
       citations.set(c.context.index, citationOf(c.context, c.text))
     }
   }
-  // The short answer first when the question asks for one, then the sentence it comes from.
-  const lead = shortAnswer(type, chosen[0]!, request.question)
-  const quoted = chosen.map((c) => `${c.text.replace(/\s*$/, "")} [${c.context.index}]`).join(" ")
-  const body = lead === undefined ? quoted : `${lead}: ${quoted}`
+  // The short answer (several for a list), each with its [n]; whole sentences for an open
+  // question, or when a sentence gives no short answer.
+  const parts = chosen.map((c) => {
+    const short =
+      type === "list" ? shortAnswer("factual", c, request.question) : shortAnswer(type, c, request.question)
+    return {
+      text: short?.text ?? c.text.replace(/\s*$/, ""),
+      sureness: short?.sureness ?? 0.6,
+      index: c.context.index
+    }
+  })
+  const distinct = parts.filter(
+    (p, i) => parts.findIndex((q) => q.text.toLowerCase() === p.text.toLowerCase()) === i
+  )
+  const body = distinct.map((p) => `${p.text} [${p.index}]`).join(type === "list" ? "; " : " ")
   return {
     answer: body,
     citations: [...citations.values()].sort((a, b) => a.index - b.index),
-    confidence: Math.round(Math.min(1, chosen[0]!.score) * 1e4) / 1e4,
+    confidence: Math.round(Math.min(1, chosen[0]!.score) * parts[0]!.sureness * 1e4) / 1e4,
     method: "extractive",
     question_type: type
   }

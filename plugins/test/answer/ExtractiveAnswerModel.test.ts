@@ -39,7 +39,7 @@ describe("the extractive answer model", () => {
         context(2, "Pierre and Marie Curie shared the Nobel Prize.")
       ]
     })
-    expect(answer.answer).toBe("Paris: She worked in Paris for decades. [1]")
+    expect(answer.answer).toBe("Paris [1]")
     expect(answer.citations).toEqual([
       expect.objectContaining({ index: 1, snippet: "She worked in Paris for decades." })
     ])
@@ -50,13 +50,68 @@ describe("the extractive answer model", () => {
       question: "When did I go hiking?",
       contexts: [context(1, "I went hiking yesterday with my brother.", "2023-05-08T13:56:00.000Z")]
     })
-    expect(answer.answer).toBe("7 May 2023: I went hiking yesterday with my brother. [1]")
+    expect(answer.answer).toBe("7 May 2023 [1]")
+    expect(answer.citations[0]?.snippet).toBe("I went hiking yesterday with my brother.")
     expect(answer.question_type).toBe("temporal")
     const undated = ExtractiveAnswerModel.answer({
       question: "When did I buy the red bike?",
       contexts: [context(1, "I bought the red bike from a neighbour.", "2024-02-29T09:00:00.000Z")]
     })
-    expect(undated.answer).toBe("29 February 2024: I bought the red bike from a neighbour. [1]")
+    expect(undated.answer).toBe("29 February 2024 [1]")
+  })
+
+  const ask = (question: string, ...contents: ReadonlyArray<string>) =>
+    ExtractiveAnswerModel.answer({ question, contexts: contents.map((c, i) => context(i + 1, c)) })
+
+  it("answers a person question with the name, a definition with what the person is", () => {
+    expect(ask("Who painted the lake?", "Claude Monet painted the lake in 1899.").answer).toBe(
+      "Claude Monet [1]"
+    )
+    const lily = ask("Who is Lily?", "Tom's daughter Lily starts kindergarten next September in Oakland.")
+    expect(lily.answer).toBe("Tom's daughter [1]")
+    expect(ask("Who is Lily?", "Lily is Tom's daughter.").answer).toBe("Tom's daughter [1]")
+  })
+
+  it("answers a number, yes or no, and what a sentence adds to the question", () => {
+    expect(ask("How many dogs does Ann have?", "Ann has three dogs and a cat.").answer).toBe("three [1]")
+    expect(ask("Did Caroline go to the parade?", "Caroline did not go to the parade.").answer).toBe("No [1]")
+    expect(ask("Did Caroline go to the parade?", "Caroline went to the parade with friends.").answer).toBe(
+      "Yes [1]"
+    )
+    const milk = ask(
+      "What ingredient did Nate use to make the ice cream lactose-free?",
+      "I used coconut milk to make it lactose-free!"
+    )
+    expect(milk.answer).toBe("coconut milk [1]")
+    expect(milk.citations[0]?.snippet).toBe("I used coconut milk to make it lactose-free!")
+  })
+
+  it("answers a title with the quote, a kind with the words that name it", () => {
+    expect(
+      ask(
+        "What book did Caroline recommend?",
+        'I loved "Becoming Nicole" by Amy Ellis Nutt, highly recommend it.'
+      ).answer
+    ).toBe("Becoming Nicole [1]")
+    expect(
+      ask("What kind of dance does Gina love?", "Gina: Contemporary dance is what I love most.").answer
+    ).toBe("Contemporary [1]")
+  })
+
+  it("picks the sentence that shares the question's words, not only its names", () => {
+    const answer = ask("What did John get promoted to?", "John: Thanks! I got promoted to assistant manager.")
+    expect(answer.answer).toBe("assistant manager [1]")
+  })
+
+  it("answers a list question with a span from each memory, each cited", () => {
+    const answer = ask("List the places I visited", "I visited Rome last spring.", "I visited Kyoto in 2019.")
+    expect(answer.answer).toMatch(/^Rome[^;]*\[1\]; Kyoto[^;]*\[2\]$/)
+    expect(answer.citations.map((c) => c.index)).toEqual([1, 2])
+  })
+
+  it("answers an open question with whole sentences", () => {
+    const answer = ask("Tell me about my garden", "My garden has tomatoes and basil.")
+    expect(answer.answer).toBe("My garden has tomatoes and basil. [1]")
   })
 
   it("answers no_context when no sentence shares anything with the question", () => {
