@@ -27,7 +27,8 @@ models_dir="${UMO_MODELS_DIR:-$root/models}"
 venv="${UMO_MODELS_VENV:-$root/.cache/models-venv}"
 python="${PYTHON:-python3}"
 
-have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/onnx/model_int8.onnx" ] && [ -s "$models_dir/$1/tokenizer.json" ] && [ -s "$models_dir/$1/config.json" ]; }
+# An int8 graph quantized another way (full-range weights, wrong on CPUs without VNNI) is redone.
+have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/onnx/model_int8.onnx" ] && [ -s "$models_dir/$1/tokenizer.json" ] && [ -s "$models_dir/$1/config.json" ] && grep -q "7-bit range" "$models_dir/$1/umo-export.json" 2>/dev/null; }
 
 mpnet="sentence-transformers/all-mpnet-base-v2"
 minilm="sentence-transformers/all-MiniLM-L6-v2"
@@ -60,7 +61,7 @@ fi
 mkdir -p "$models_dir"
 for model in "$mpnet" "$minilm"; do
   if have "$model"; then continue; fi
-  # A model exported before int8 graphs were written only needs its quantization.
+  # A model exported before this int8 graph was written only needs its quantization.
   if [ -s "$models_dir/$model/onnx/model.onnx" ] && [ -s "$models_dir/$model/tokenizer.json" ]; then
     "$venv/bin/python" "$root/scripts/quantize_onnx.py" "$models_dir/$model" >&2
     continue

@@ -33,8 +33,9 @@ export const precisions = ["int8", "fp32"] as const
 export type Precision = (typeof precisions)[number]
 
 /**
- * int8: it ranks LoCoMo evidence within a point of fp32 (recall@5 67.5 against 67.7) and embeds
- * three times as fast on two cores (60 texts/s against 20; bench/README.md).
+ * int8: it ranks LoCoMo evidence within a point of fp32 (recall@5 67.4 against 67.7) and embeds
+ * LoCoMo turns 1.6 times as fast on two cores without VNNI (17.6 texts/s against 10.7, query
+ * 41 ms against 49 at the median; 3 times on a CPU with VNNI; bench/README.md).
  */
 export const defaultPrecision: Precision = "int8"
 
@@ -43,9 +44,11 @@ const graphFile = { fp32: "model.onnx", int8: "model_int8.onnx" } as const satis
 /**
  * The id a store is pinned to: a model's vectors at one precision are close to, but not the same
  * as, its vectors at another. fp32 keeps the bare id that stores filled before int8 existed hold.
+ * int8 is `@int8-v2`, the graph with 7-bit weights (scripts/quantize_onnx.py): the first int8
+ * graph's vectors were wrong on CPUs without VNNI, and a store it filled must not take these.
  */
 export const pinnedId = (model: string, precision: Precision) =>
-  precision === "fp32" ? model : `${model}@${precision}`
+  precision === "fp32" ? model : `${model}@int8-v2`
 
 export interface TransformersOptions {
   /** Directory holding `<model>/onnx/model.onnx` and its tokenizer (see scripts/fetch-models.sh). */

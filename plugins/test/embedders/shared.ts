@@ -6,7 +6,8 @@ const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.reduce(
 
 /**
  * What any real sentence embedder must do: unit vectors of its declared size, the same vector for
- * a text alone or in a padded batch, and paraphrases closer than unrelated sentences.
+ * a text alone or in a padded batch, paraphrases closer than unrelated sentences, and unrelated
+ * sentences far apart (a broken int8 graph put every pair above 0.8 while keeping their order).
  */
 export const behavesLikeASentenceEmbedder = Effect.gen(function* () {
   const embedder = yield* Embedder
@@ -25,5 +26,6 @@ export const behavesLikeASentenceEmbedder = Effect.gen(function* () {
   const [alone] = yield* embedder.embed([texts[0]!])
   expect(cosine(alone!, vectors[0]!)).toBeGreaterThan(0.9999)
   expect(cosine(vectors[0]!, vectors[1]!)).toBeGreaterThan(cosine(vectors[0]!, vectors[2]!) + 0.2)
+  expect(cosine(vectors[0]!, vectors[2]!)).toBeLessThan(0.5)
   expect(yield* embedder.embed([])).toEqual([])
 })
