@@ -50,8 +50,11 @@ const maxWords = 8
 export interface Span {
   readonly text: string
   readonly score: number
-  /** Whether it says what the thing a "who is …" question names is. */
-  readonly defines: boolean
+  /**
+   * Whether it names what the question asks about: what the subject of a "who is …" question is,
+   * or the kind a "what kind of …" question asks for.
+   */
+  readonly names: boolean
 }
 
 /** "Who is Lily?", "What was Plato?": the question names a thing and asks what it is. */
@@ -112,7 +115,7 @@ export const answerSpans = (sentence: string, question: string): Array<Span> => 
     spans.push({
       text: sentence.slice(tokens[a]!.start, tokens[b]!.end),
       score: Math.min(fresh, 4) * (touching ? 1 : 0.5) + (names ? 4 : 0),
-      defines: names
+      names
     })
   }
   return spans.sort((x, y) => y.score - x.score)

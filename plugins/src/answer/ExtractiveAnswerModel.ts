@@ -10,7 +10,7 @@ import type {
 import { Effect } from "effect"
 import { findEntities } from "../nlp/Entities.js"
 import { splitSentences } from "../nlp/Normalize.js"
-import { answerSpans, contentWords, yesOrNo } from "./AnswerSpans.js"
+import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
 import { citationOf } from "./Citations.js"
 import { questionType, wantedEntityTypes } from "./QuestionType.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
@@ -22,8 +22,13 @@ interface Candidate {
   readonly text: string
   /** The sentence's entities; found only when the question asks for a kind of entity. */
   readonly entities: ReadonlyArray<Entity>
+  /** What the sentence adds to the question, best first; none where the answer is not a span of it. */
+  readonly spans: ReadonlyArray<Span>
   readonly score: number
 }
+
+/** Question types whose answer is never a run of the sentence's words (see `shortAnswer`). */
+const answeredWhole: ReadonlySet<QuestionType> = new Set(["open", "yes_no", "temporal"])
 
 const titleAsked =
   /\b(?:book|song|movie|film|show|series|album|piece|poem|play|title|name|called|named|say|said|sign|quote|motto)s?\b/i
@@ -40,7 +45,7 @@ const shortAnswer = (
   candidate: Candidate,
   question: string
 ): { readonly text: string; readonly sureness: number } | undefined => {
-  const { text, context, entities } = candidate
+  const { text, context, entities, spans } = candidate
   if (type === "open") return undefined
   if (type === "yes_no") return { text: yesOrNo(text, question), sureness: 0.8 }
   if (type === "temporal") {
@@ -55,9 +60,9 @@ const shortAnswer = (
   const wanted = wantedEntityTypes[type]
   const asked = question.toLowerCase()
   const entity = entities.find((e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()))
-  const span = answerSpans(text, question)[0]
+  const span = spans[0]
   // "Who is Lily?" asks what Lily is to someone, not for another name.
-  if (span?.defines && type === "person") return { text: span.text, sureness: 0.9 }
+  if (span?.names && type === "person") return { text: span.text, sureness: 0.9 }
   if (entity) return { text: entity.text, sureness: 1 }
   return span ? { text: span.text, sureness: wanted.length > 0 ? 0.5 : 0.8 } : undefined
 }
@@ -97,16 +102,16 @@ export const answer = (request: AnswerRequest): Answer => {
       // A "where" answer must name a place, a "when" answer a date: without one a sentence can
       // only be a weak answer, however many question words it repeats.
       const entities = wanted.length === 0 ? [] : findEntities(text, context.timestamp)
+      const spans = answeredWhole.has(type) ? [] : answerSpans(text, request.question)
       // A sentence that adds nothing to the question's words cannot answer a "what" question.
-      const adds =
-        type !== "factual" && type !== "list" ? 1 : answerSpans(text, request.question).length > 0 ? 1 : 0.3
+      const adds = (type !== "factual" && type !== "list") || spans.length > 0 ? 1 : 0.3
       const fit =
         wanted.length === 0
           ? overlap * adds
           : entities.some((e) => wanted.includes(e.type))
             ? overlap + 0.3
             : overlap * 0.4
-      return { context, text, entities, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
+      return { context, text, entities, spans, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
     })
   )
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)

@@ -6,20 +6,6 @@
  * 9 June 2023", "June 2023", "2022".
  */
 
-const monthNames = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December"
-]
 const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 const counts: Record<string, number> = {
   a: 1,
@@ -38,12 +24,15 @@ const dayMs = 86_400_000
 
 /** A UTC day as "7 May 2023". */
 export const readableDay = (date: Date) =>
-  `${date.getUTCDate()} ${monthNames[date.getUTCMonth()]} ${date.getUTCFullYear()}`
+  date.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
 
-const readableMonth = (year: number, month: number) => {
-  const d = new Date(Date.UTC(year, month, 1))
-  return `${monthNames[d.getUTCMonth()]} ${d.getUTCFullYear()}`
-}
+/** A month as "June 2023"; `month` may run past either end of the year. */
+const readableMonth = (year: number, month: number) =>
+  new Date(Date.UTC(year, month, 1)).toLocaleDateString("en-GB", {
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC"
+  })
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
 
