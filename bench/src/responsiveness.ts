@@ -10,6 +10,7 @@
  */
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
+import { captureInBatches } from "./support/BatchCapture.js"
 import { barChart } from "./support/Chart.js"
 import { benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
@@ -88,13 +89,7 @@ const alongside = async (work: () => Promise<unknown>) => {
 try {
   // Something to search, and the model loaded: 300 turns in batches of 100.
   progress("responsiveness: capturing 300 turns to search")
-  for (let i = 0; i < 300; i += 100) {
-    await timedFetch(`${server.baseUrl}/v1/batch`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ items: turns.slice(i, i + 100).map((t) => ({ content: memoryText(t) })) })
-    })
-  }
+  await captureInBatches(server.baseUrl, apiKey, turns.slice(0, 300).map(memoryText))
   progress("responsiveness: idle")
   const idle = await alongside(() => new Promise((resolve) => setTimeout(resolve, 15_000)))
   const runs = []

@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark in turn — capture throughput, search latency and capture at
  * scale, responsiveness during a big capture, provenance cost, scale-out — each writing
- * bench/results/*.json, an SVG chart and (full runs) its table in bench/README.md. `npm run bench -- --quick` runs small versions of them in about
- * two minutes and leaves the committed results alone. Set UMO_BENCH_DATABASE_URL (a fresh
- * PostgreSQL database with pgvector) to measure PostgreSQL too; scale-out needs it. The LoCoMo
- * recall benchmark is separate: `npm run bench:recall`.
+ * bench/results/*.json, an SVG chart and (full runs) its table in bench/README.md.
+ * `npm run bench -- --quick` runs small versions of them in about two minutes and leaves the
+ * committed results alone. Set UMO_BENCH_DATABASE_URL (a fresh PostgreSQL database with
+ * pgvector) to measure PostgreSQL too; scale-out needs it. The LoCoMo recall benchmark is
+ * separate: `npm run bench:recall`.
  */
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"

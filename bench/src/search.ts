@@ -27,6 +27,7 @@ import { SqlClient } from "effect/sql"
 import { makeSearch } from "../../plugins/src/storage/SqlMemorySearch.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
+import { captureInBatches } from "./support/BatchCapture.js"
 import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
@@ -219,17 +220,7 @@ const captureTexts = allTurns.slice(0, capturedPerSize).map(memoryText)
 const raw = await rawEmbedder(captureTexts)
 const captureThroughput = async (baseUrl: string) => {
   const started = performance.now()
-  for (let i = 0; i < captureTexts.length; i += 100) {
-    const response = await fetch(`${baseUrl}/v1/batch`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        items: captureTexts.slice(i, i + 100).map((content) => ({ content, source: "capture-bench" }))
-      })
-    })
-    const { results } = (await response.json()) as { results?: Array<{ success: boolean }> }
-    if (!response.ok || results?.some((r) => !r.success)) throw new Error(`batch answered ${response.status}`)
-  }
+  await captureInBatches(baseUrl, apiKey, captureTexts, "capture-bench")
   const perSecond = captureTexts.length / ((performance.now() - started) / 1000)
   return {
     memories_per_second: round1(perSecond),
