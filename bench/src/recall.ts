@@ -68,7 +68,16 @@ const chosen = argument("embedders")?.split(",")
 const embedders = allEmbedders.filter((e) => (chosen ? chosen.includes(e.id) : e.available))
 const conversationsArg = argument("conversations")?.split(",")
 const withAnswers = !process.argv.includes("--no-answers")
-const partial = chosen !== undefined || conversationsArg !== undefined || !withAnswers
+// The answer models asked (default: every local model the server has installed), with the first
+// embedder only; every n-th question for a quick look.
+const answerModelsArg = argument("answer-models")?.split(",")
+const answerEvery = Number(argument("answer-every") ?? 1)
+const partial =
+  chosen !== undefined ||
+  conversationsArg !== undefined ||
+  !withAnswers ||
+  answerEvery !== 1 ||
+  answerModelsArg !== undefined
 
 const { turns, questions: allQuestions } = load(dataDir(root))
 const conversations = [...new Set(turns.map((t) => t.conv_id))].filter(
@@ -139,7 +148,15 @@ const runEmbedder = async (embedder: EmbedderRun) => {
     }
     latencies.sort((a, b) => a - b)
 
-    const answers = withAnswers ? await answerQuality(embedder, clients) : null
+    const answers = []
+    if (withAnswers) {
+      const offered = (await clients.values().next().value!.models()).local
+      const asked =
+        embedder === embedders[0]
+          ? (answerModelsArg ?? offered.filter((m) => m.available).map((m) => m.id))
+          : offered.filter((m) => m.isDefault).map((m) => m.id)
+      for (const model of asked) answers.push(await answerQuality(embedder, clients, model))
+    }
     return {
       embedder: embedder.id,
       label: embedder.label,
@@ -157,16 +174,21 @@ const runEmbedder = async (embedder: EmbedderRun) => {
   }
 }
 
-/** `POST /v1/ask` with the default (extractive) model on categories 1–4, which have gold answers. */
-const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string, UMOClient>) => {
+/** `POST /v1/ask` with `model` on categories 1–4, which have gold answers. */
+const answerQuality = async (
+  embedder: EmbedderRun,
+  clients: ReadonlyMap<string, UMOClient>,
+  model: string
+) => {
   const answerable = questions.filter(
-    (q): q is Question & { answer: string | number } => q.category <= 4 && q.answer !== undefined
+    (q, i): q is Question & { answer: string | number } =>
+      q.category <= 4 && q.answer !== undefined && i % answerEvery === 0
   )
   const rows: Array<{ category: number; f1: number; contains: boolean; confidence: number }> = []
   const latencies: Array<number> = []
   for (const [i, q] of answerable.entries()) {
     const started = performance.now()
-    const answer = await clients.get(q.conv_id)!.answer(q.question)
+    const answer = await clients.get(q.conv_id)!.answer(q.question, { model })
     latencies.push(performance.now() - started)
     rows.push({
       category: q.category,
@@ -174,7 +196,7 @@ const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string,
       contains: containsGold(String(q.answer), answer.text),
       confidence: answer.confidence
     })
-    if (i % 20 === 0) progress(`${embedder.id}: answered ${i + 1}/${answerable.length}`)
+    if (i % 20 === 0) progress(`${embedder.id}, ${model}: answered ${i + 1}/${answerable.length}`)
   }
   const summary = (subset: ReadonlyArray<(typeof rows)[number]>) => ({
     questions: subset.length,
@@ -183,7 +205,7 @@ const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string,
   })
   const sorted = [...latencies].sort((a, b) => a - b)
   return {
-    model: "umo-extractive",
+    model,
     latency_ms: { p50: round1(percentile(sorted, 0.5)), p95: round1(percentile(sorted, 0.95)) },
     // Calibration: how often a sure answer holds the gold one, against an unsure one.
     calibration: {
@@ -192,7 +214,9 @@ const answerQuality = async (embedder: EmbedderRun, clients: ReadonlyMap<string,
       "confidence < 0.5": summary(rows.filter((r) => r.confidence < 0.5))
     },
     all: summary(rows),
-    ...Object.fromEntries([1, 2, 3, 4].map((c) => [String(c), summary(rows.filter((r) => r.category === c))]))
+    categories: Object.fromEntries(
+      [1, 2, 3, 4].map((c) => [String(c), summary(rows.filter((r) => r.category === c))])
+    ) as Record<"1" | "2" | "3" | "4", ReturnType<typeof summary>>
   }
 }
 
@@ -231,19 +255,47 @@ const table = [
   ...runs.map((r) => row(`UMO, ${r.label}`, r.retrieval, `${r.latency_ms.p50} / ${r.latency_ms.p95}`))
 ].join("\n")
 const answerTable = [
-  "| embedder | F1 all | contains gold, all | F1 multi-hop | F1 temporal | F1 open-domain | F1 single-hop | contains gold at confidence ≥ 0.8 / < 0.5 (questions) | answer p50 / p95 ms |",
-  "|---|---|---|---|---|---|---|---|---|",
-  ...runs
-    .filter((r) => r.answers)
-    .map((r) => {
-      const a = r.answers!
-      const f1 = (c: string) => (a[c as "all"] as { f1: number }).f1.toFixed(1)
+  "| embedder | answer model | F1 all | contains gold, all | F1 / contains multi-hop | F1 / contains temporal | F1 / contains open-domain | F1 / contains single-hop | contains gold at confidence ≥ 0.8 / < 0.5 (questions) | answer p50 / p95 ms |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  ...runs.flatMap((r) =>
+    r.answers.map((a) => {
+      const cell = (c: "1" | "2" | "3" | "4") =>
+        `${a.categories[c].f1.toFixed(1)} / ${a.categories[c].contains_gold.toFixed(1)}`
       const sure = a.calibration["confidence >= 0.8"]
       const unsure = a.calibration["confidence < 0.5"]
-      return `| ${r.label} | ${f1("all")} | ${a.all.contains_gold.toFixed(1)} | ${f1("1")} | ${f1("2")} | ${f1("3")} | ${f1("4")} | ${sure.contains_gold.toFixed(1)} (${sure.questions}) / ${unsure.contains_gold.toFixed(1)} (${unsure.questions}) | ${a.latency_ms.p50} / ${a.latency_ms.p95} |`
+      return `| ${r.label} | ${a.model} | ${a.all.f1.toFixed(1)} | ${a.all.contains_gold.toFixed(1)} | ${cell("1")} | ${cell("2")} | ${cell("3")} | ${cell("4")} | ${sure.contains_gold.toFixed(1)} (${sure.questions}) / ${unsure.contains_gold.toFixed(1)} (${unsure.questions}) | ${a.latency_ms.p50} / ${a.latency_ms.p95} |`
     })
+  )
 ].join("\n")
 console.log(`${table}\n\n${answerTable}`)
+
+// The answer models (every conversation, with the first embedder; every question, or every n-th
+// as recorded) are a result of their own, even when only that embedder ran: bench/results/answers.json.
+if (withAnswers && conversationsArg === undefined && runs[0]) {
+  const out = join(root, "bench", "results")
+  mkdirSync(out, { recursive: true })
+  const first = runs[0]
+  writeFileSync(
+    join(out, "answers.json"),
+    `${JSON.stringify({ benchmark: "LoCoMo answers (categories 1–4)", date: results.date, machine: results.machine, embedder: first.label, questions_asked: answerEvery === 1 ? "all" : `every ${answerEvery}th`, answers: first.answers }, null, 2)}\n`
+  )
+  const chart = barChart({
+    title: `LoCoMo answers, ${first.answers[0]?.all.questions ?? 0} questions (categories 1–4), ${first.label}`,
+    yLabel: "token F1 (%)",
+    categories: ["all", ...[1, 2, 3, 4].map((c) => categoryNames[c]!)],
+    series: first.answers.map((a) => ({
+      name: `${a.model} (p95 ${(a.latency_ms.p95 / 1000).toFixed(1)} s)`,
+      values: [a.all.f1, ...(["1", "2", "3", "4"] as const).map((c) => a.categories[c].f1)]
+    })),
+    yMax: 100,
+    reference: { value: 25, label: "goal: default model F1 = 25" }
+  })
+  writeFileSync(join(out, "answers.svg"), chart)
+  writeReadmeSection(root, "answers", answerTable)
+  console.log(
+    "wrote bench/results/answers.json, bench/results/answers.svg and the answers table in bench/README.md"
+  )
+}
 
 if (!partial) {
   const out = join(root, "bench", "results")
@@ -264,7 +316,7 @@ if (!partial) {
   writeReadmeSection(
     root,
     "recall",
-    `${table}\n\nAnswer quality of \`POST /v1/ask\` (default extractive model), categories 1–4:\n\n${answerTable}`
+    `${table}\n\nAnswer quality of \`POST /v1/ask\` per answer model (every local model with the default embedder; the default model with the others), categories 1–4:\n\n${answerTable}`
   )
   console.log("wrote bench/results/recall.json, bench/results/recall.svg and the table in bench/README.md")
 }

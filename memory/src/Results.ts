@@ -137,9 +137,25 @@ export const AskAnswer = Schema.Struct({
 })
 export type AskAnswer = typeof AskAnswer.Type
 
+const AnswerMethodName = Schema.Literals(["extractive", "generative"])
+
+/**
+ * The answer models a service offers. A local model whose weights are not installed is listed
+ * with `available: false` and why (`detail`), and is refused if asked for.
+ */
 export const ModelList = Schema.Struct({
-  local: Schema.Array(Schema.Struct({ id: Schema.String, default: Schema.optional(Schema.Boolean) })),
-  cloud: Schema.Array(Schema.Struct({ id: Schema.String, requires_key: Schema.Boolean }))
+  local: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      method: AnswerMethodName,
+      available: Schema.Boolean,
+      detail: Schema.optional(Schema.String),
+      default: Schema.optional(Schema.Boolean)
+    })
+  ),
+  cloud: Schema.Array(
+    Schema.Struct({ id: Schema.String, method: AnswerMethodName, requires_key: Schema.Boolean })
+  )
 })
 export type ModelList = typeof ModelList.Type
 

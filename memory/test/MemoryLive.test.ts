@@ -59,6 +59,7 @@ const wordCount = makePlugin({
 const echo: AnswerModelShape = {
   id: "echo",
   kind: "local",
+  method: "generative",
   answer: (request) =>
     Effect.succeed({
       answer: `${request.contexts.length} memories [1]`,
@@ -218,7 +219,10 @@ describe("the Memory service", () => {
           expect(explained.audit.reproducible).toBe(true)
 
           expect(yield* memory.models).toEqual({
-            local: [{ id: "umo-extractive" }, { id: "echo", default: true }],
+            local: [
+              { id: "umo-extractive", method: "extractive", available: true },
+              { id: "echo", method: "generative", available: true, default: true }
+            ],
             cloud: []
           })
           expect((yield* memory.answer({ question: "Who wrote notes?" })).answer).toBe("1 memories [1]")

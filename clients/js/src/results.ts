@@ -85,10 +85,23 @@ export class Account {
 
 /** What `models` returns: the answer models `answer` accepts. */
 export class Models {
-  readonly local: ReadonlyArray<{ readonly id: string; readonly isDefault: boolean }>
+  /** `available` is false for a local model whose weights are not installed on the server (`detail` says why). */
+  readonly local: ReadonlyArray<{
+    readonly id: string
+    readonly isDefault: boolean
+    readonly method: string
+    readonly available: boolean
+    readonly detail: string | null
+  }>
   readonly cloud: ReadonlyArray<{ readonly id: string; readonly requiresKey: boolean }>
   constructor(readonly raw: Raw) {
-    this.local = list(raw, "local").map((m) => ({ id: str(m, "id"), isDefault: m.default === true }))
+    this.local = list(raw, "local").map((m) => ({
+      id: str(m, "id"),
+      isDefault: m.default === true,
+      method: optStr(m, "method") ?? "extractive",
+      available: m.available !== false,
+      detail: optStr(m, "detail")
+    }))
     this.cloud = list(raw, "cloud").map((m) => ({ id: str(m, "id"), requiresKey: m.requires_key === true }))
   }
   /** The model `answer` uses when none is named. */

@@ -120,6 +120,10 @@ class Model:
     id: str
     is_default: bool = False
     requires_key: bool = False
+    method: str = "extractive"
+    #: False for a local model whose weights are not installed on the server (``detail`` says why).
+    available: bool = True
+    detail: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,18 @@ class Models:
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Models:
-        local = [Model(str(m.get("id", "")), is_default=m.get("default") is True) for m in _list(raw, "local")]
-        cloud = [Model(str(m.get("id", "")), requires_key=m.get("requires_key") is True) for m in _list(raw, "cloud")]
+        local = [
+            Model(
+                str(m.get("id", "")),
+                is_default=m.get("default") is True,
+                method=str(m.get("method", "extractive")),
+                available=m.get("available") is not False,
+                detail=m["detail"] if isinstance(m.get("detail"), str) else None,
+            )
+            for m in _list(raw, "local")
+        ]
+        cloud = [
+            Model(str(m.get("id", "")), requires_key=m.get("requires_key") is True, method="generative")
+            for m in _list(raw, "cloud")
+        ]
         return cls(local, cloud, raw)

@@ -1,7 +1,20 @@
 import { Context, type Effect, Schema } from "effect"
 
 export class AnswerModelError extends Schema.Error<AnswerModelError>("AnswerModelError")({
-  reason: Schema.Literals(["MissingKey", "ProviderFailed", "InvalidResponse"]),
+  /**
+   * `MissingKey`: a cloud model was asked without the caller's key; `ProviderFailed` and
+   * `InvalidResponse`: the provider failed or answered nonsense; `NotInstalled`: a local model
+   * whose weights are not on this machine; `Busy`: a local model's queue is full; `TimedOut`: no
+   * answer within the model's time limit.
+   */
+  reason: Schema.Literals([
+    "MissingKey",
+    "ProviderFailed",
+    "InvalidResponse",
+    "NotInstalled",
+    "Busy",
+    "TimedOut"
+  ]),
   model: Schema.String,
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
@@ -64,6 +77,10 @@ export interface AnswerModelShape {
   readonly id: string
   /** Runs in this process (`local`), or at a provider with the caller's own key (`cloud`). */
   readonly kind: "local" | "cloud"
+  /** Quotes the memories (`extractive`) or writes an answer with a language model (`generative`). */
+  readonly method: "extractive" | "generative"
+  /** Why this model cannot answer here (its weights are not installed, say); absent when it can. */
+  readonly unavailable?: string | undefined
   readonly answer: (request: AnswerRequest) => Effect.Effect<Answer, AnswerModelError>
 }
 
@@ -79,7 +96,8 @@ export class AnswerModels extends Context.Service<AnswerModels, AnswerModelsShap
 
 /**
  * The registry of `models`: ids must be unique; the default is `defaultId`, or else the first
- * local model.
+ * local model that is available. A default that is unavailable is refused: a service must not
+ * start with a default that cannot answer.
  */
 export const makeAnswerModels = (
   models: ReadonlyArray<AnswerModelShape>,
@@ -88,10 +106,13 @@ export const makeAnswerModels = (
   const ids = models.map((m) => m.id)
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
   if (repeated !== undefined) throw new Error(`two answer models share the id "${repeated}"`)
-  const chosen = defaultId ?? models.find((m) => m.kind === "local")?.id
+  const chosen = defaultId ?? models.find((m) => m.kind === "local" && m.unavailable === undefined)?.id
   if (chosen === undefined || !ids.includes(chosen))
     throw new Error(
       `the default answer model "${chosen ?? "(none)"}" is not among ${ids.join(", ") || "no models"}`
     )
+  const unavailable = models.find((m) => m.id === chosen)?.unavailable
+  if (unavailable !== undefined)
+    throw new Error(`the default answer model "${chosen}" cannot answer here: ${unavailable}`)
   return { models, defaultId: chosen }
 }

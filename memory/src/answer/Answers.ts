@@ -1,6 +1,6 @@
 import { AnswerModels } from "@umo/core"
 import { Effect } from "effect"
-import { decodeRequest, InvalidRequest, ProviderFailed } from "../Errors.js"
+import { decodeRequest, InvalidRequest, ProviderFailed, Unavailable } from "../Errors.js"
 import { AskRequest } from "../Requests.js"
 import type { AskAnswer, ModelList } from "../Results.js"
 import type * as Recall from "../recall/Recall.js"
@@ -19,8 +19,16 @@ export const make = (recall: Recall.Recall) =>
     const models: ModelList = {
       local: registry.models
         .filter((m) => m.kind === "local")
-        .map((m) => (m.id === registry.defaultId ? { id: m.id, default: true } : { id: m.id })),
-      cloud: registry.models.filter((m) => m.kind === "cloud").map((m) => ({ id: m.id, requires_key: true }))
+        .map((m) => ({
+          id: m.id,
+          method: m.method,
+          available: m.unavailable === undefined,
+          ...(m.unavailable === undefined ? {} : { detail: m.unavailable }),
+          ...(m.id === registry.defaultId ? { default: true } : {})
+        })),
+      cloud: registry.models
+        .filter((m) => m.kind === "cloud")
+        .map((m) => ({ id: m.id, method: m.method, requires_key: true }))
     }
 
     const answer = (accountId: string, input: unknown) =>
@@ -38,6 +46,11 @@ export const make = (recall: Recall.Recall) =>
             detail: `invalid request body: provider_key: is required for ${model.id}: a cloud model runs with your own provider key`
           })
         }
+        if (model.unavailable !== undefined) {
+          return yield* new InvalidRequest({
+            detail: `invalid request body: model: ${model.id} is not available on this server: ${model.unavailable}`
+          })
+        }
         const question = request.question.trim()
         const { hits } = yield* recall.search(accountId, question, { limit: request.context_size ?? 5 })
         const contexts = hits.map((hit, i) => ({
@@ -53,9 +66,11 @@ export const make = (recall: Recall.Recall) =>
           .pipe(
             Effect.catch((e) =>
               Effect.fail(
-                e.reason === "MissingKey"
+                e.reason === "MissingKey" || e.reason === "NotInstalled"
                   ? new InvalidRequest({ detail: e.detail })
-                  : new ProviderFailed({ detail: e.detail })
+                  : e.reason === "Busy" || e.reason === "TimedOut"
+                    ? new Unavailable({ detail: e.detail })
+                    : new ProviderFailed({ detail: e.detail })
               )
             )
           )

@@ -1,14 +1,7 @@
-import {
-  type Answer,
-  AnswerModelError,
-  type AnswerModelShape,
-  type AnswerRequest,
-  type Citation,
-  clipText
-} from "@umo/core"
+import { type Answer, AnswerModelError, type AnswerModelShape, type AnswerRequest } from "@umo/core"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { citationOf } from "./Citations.js"
+import { checkCitations } from "./Citations.js"
 import { questionType } from "./QuestionType.js"
 
 export type Provider = "openai" | "anthropic"
@@ -162,26 +155,13 @@ export const make = (model: CloudModel, endpoints: CloudEndpoints) =>
         const text = completionText(model, json)?.trim()
         if (!text)
           return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
-        const cited = new Set([...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))
-        const citations: Array<Citation> = request.contexts
-          .filter((c) => cited.has(c.index))
-          .map((c) => citationOf(c, clipText(c.content, 240)))
-        // Markers that point at no retrieved memory are removed rather than passed on.
-        const checked = text.replace(/\[(\d+)\]/g, (marker, n) =>
-          citations.some((c) => c.index === Number(n)) ? marker : ""
-        )
-        const confidence =
-          citations.length === 0
-            ? 0
-            : citations.reduce((s, c) => s + Math.max(0, c.similarity), 0) / citations.length
+        const checked = checkCitations(text, request.contexts)
         return {
-          answer: checked.replace(/\s{2,}/g, " ").trim(),
-          citations,
-          confidence: Math.round(confidence * 1e4) / 1e4,
+          ...checked,
           method: "generative",
           question_type: questionType(request.question)
         } satisfies Answer
       }).pipe(Effect.withSpan(`AnswerModel.${model.id}`))
 
-    return { id: model.id, kind: "cloud", answer } satisfies AnswerModelShape
+    return { id: model.id, kind: "cloud", method: "generative", answer } satisfies AnswerModelShape
   })

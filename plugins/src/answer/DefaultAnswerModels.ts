@@ -1,8 +1,10 @@
 import { type AnswerModelShape, AnswerModels, makeAnswerModels } from "@umo/core"
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
+import { makeTaskQueue } from "../support/TaskQueue.js"
 import * as CloudAnswerModel from "./CloudAnswerModel.js"
 import { extractive } from "./ExtractiveAnswerModel.js"
+import * as LocalLanguageModel from "./LocalLanguageModel.js"
 
 /**
  * An answer model, or how to make one with an HTTP client (a cloud model): what a configuration
@@ -12,11 +14,43 @@ export type AnswerModelSource =
   | AnswerModelShape
   | Effect.Effect<AnswerModelShape, never, HttpClient.HttpClient>
 
-/** The default models: the extractive one (local, the default) and the cloud models, each with the caller's key. */
-export const sources = (endpoints: CloudAnswerModel.CloudEndpoints): ReadonlyArray<AnswerModelSource> => [
-  extractive,
-  ...CloudAnswerModel.cloudModels.map((model) => CloudAnswerModel.make(model, endpoints))
+/**
+ * The local language models offered, best first; `scripts/fetch_gguf.py` fetches them (the 1.5B
+ * only when named) and says where each comes from and its licence.
+ */
+export const localLanguageModels: ReadonlyArray<LocalLanguageModel.LocalModelFile> = [
+  { id: "qwen2.5-coder-0.5b-instruct", file: "gguf/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" },
+  { id: "qwen2.5-coder-1.5b-instruct", file: "gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" },
+  { id: "smollm2-135m-instruct", file: "gguf/SmolLM2-135M-Instruct.Q4_1.gguf" }
 ]
+
+export interface LocalModelsOptions {
+  readonly modelsDir: string
+  readonly limits?: LocalLanguageModel.GenerationLimits | undefined
+  /** The most asks that wait for a local language model while one is answered (default 8). */
+  readonly maxWaiting?: number | undefined
+}
+
+/**
+ * The default models: the extractive one (local, the default), the local language models (those
+ * not installed listed as unavailable), and the cloud models, each with the caller's key. The
+ * local language models share one queue: one answer is generated at a time.
+ */
+export const sources = (
+  endpoints: CloudAnswerModel.CloudEndpoints,
+  local?: LocalModelsOptions
+): ReadonlyArray<AnswerModelSource> => {
+  const queue = makeTaskQueue(local?.maxWaiting ?? 8)
+  return [
+    extractive,
+    ...(local === undefined
+      ? []
+      : localLanguageModels.map((spec) =>
+          LocalLanguageModel.make(spec, local.modelsDir, queue, local.limits)
+        )),
+    ...CloudAnswerModel.cloudModels.map((model) => CloudAnswerModel.make(model, endpoints))
+  ]
+}
 
 /** The AnswerModels registry of `models` (made with the HttpClient where needed); see `makeAnswerModels`. */
 export const layer = (models: ReadonlyArray<AnswerModelSource>, defaultId?: string) =>
@@ -34,5 +68,44 @@ export const endpointsConfig = Config.all({
   anthropicBaseUrl: Config.String("ANTHROPIC_BASE_URL").pipe(Config.withDefault("https://api.anthropic.com"))
 })
 
-/** The default models, with the provider endpoints from the environment. */
-export const layerConfig = Layer.unwrap(Effect.map(endpointsConfig, (endpoints) => layer(sources(endpoints))))
+/**
+ * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
+ * `UMO_ASK_MAX_TOKENS` (64), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
+ */
+export const localModelsConfig = Config.all({
+  modelsDir: Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models")),
+  maxTokens: Config.Int("UMO_ASK_MAX_TOKENS").pipe(
+    Config.withDefault(LocalLanguageModel.defaultLimits.maxTokens)
+  ),
+  timeoutMs: Config.Int("UMO_ASK_TIMEOUT_MS").pipe(
+    Config.withDefault(LocalLanguageModel.defaultLimits.timeoutMs)
+  ),
+  maxWaiting: Config.Int("UMO_ASK_MAX_WAITING").pipe(Config.withDefault(8))
+})
+
+/**
+ * The default models, with the provider endpoints and local model settings from the environment;
+ * `UMO_ANSWER_MODEL` names the default (else the extractive one).
+ */
+export const layerConfig = Layer.unwrap(
+  Effect.map(
+    Config.all({
+      endpoints: endpointsConfig,
+      local: localModelsConfig,
+      defaultId: Config.String("UMO_ANSWER_MODEL").pipe(Config.option)
+    }),
+    ({ endpoints, local, defaultId }) =>
+      layer(
+        sources(endpoints, {
+          modelsDir: local.modelsDir,
+          maxWaiting: local.maxWaiting,
+          limits: {
+            ...LocalLanguageModel.defaultLimits,
+            maxTokens: local.maxTokens,
+            timeoutMs: local.timeoutMs
+          }
+        }),
+        Option.getOrUndefined(defaultId)
+      )
+  )
+)

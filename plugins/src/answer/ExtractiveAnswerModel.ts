@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import { findEntities } from "../nlp/Entities.js"
 import { splitSentences } from "../nlp/Normalize.js"
 import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
-import { citationOf } from "./Citations.js"
+import { citationOf, nothingToGoOn } from "./Citations.js"
 import { questionType, wantedEntityTypes } from "./QuestionType.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
 
@@ -116,13 +116,7 @@ export const answer = (request: AnswerRequest): Answer => {
   )
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
   if (ranked.length === 0) {
-    return {
-      answer: "I could not find anything about that in your memories.",
-      citations: [],
-      confidence: 0,
-      method: "no_context",
-      question_type: type
-    }
+    return nothingToGoOn(request.question)
   }
   const chosen = ranked.slice(0, type === "list" || type === "open" ? 3 : 1)
   const citations = new Map<number, Citation>()
@@ -159,6 +153,7 @@ export const answer = (request: AnswerRequest): Answer => {
 export const extractive: AnswerModelShape = {
   id: extractiveModelId,
   kind: "local",
+  method: "extractive",
   answer: (request) =>
     Effect.sync(() => answer(request)).pipe(Effect.withSpan(`AnswerModel.${extractiveModelId}`))
 }

@@ -1,5 +1,6 @@
-/** Answer models behind the `AnswerModels` port: the local extractive one, cloud ones, the defaults. */
+/** Answer models behind the `AnswerModels` port: the local extractive one, local language models, cloud ones, the defaults. */
 export * as CloudAnswerModel from "./CloudAnswerModel.js"
 export * as DefaultAnswerModels from "./DefaultAnswerModels.js"
 export * as ExtractiveAnswerModel from "./ExtractiveAnswerModel.js"
+export * as LocalLanguageModel from "./LocalLanguageModel.js"
 export { questionType } from "./QuestionType.js"

@@ -120,7 +120,7 @@ export const completeDocument =
 
 /** The answer models a deployment offers (`GET /v1/ask/models`). */
 interface AnswerModelList {
-  readonly local: ReadonlyArray<{ readonly id: string }>
+  readonly local: ReadonlyArray<{ readonly id: string; readonly available: boolean }>
   readonly cloud: ReadonlyArray<{ readonly id: string }>
 }
 
@@ -141,7 +141,9 @@ export const withAnswerModels = (spec: Json, models: AnswerModelList): Json => {
   const named = (Array.isArray(model["anyOf"]) ? model["anyOf"] : [model]).find(
     (s: Json) => s["type"] === "string"
   )
-  if (named !== undefined) named["enum"] = [...models.local.map((m) => m.id), ...cloud]
+  // A local model whose weights are not installed is listed by GET /v1/ask/models but refused here.
+  if (named !== undefined)
+    named["enum"] = [...models.local.filter((m) => m.available).map((m) => m.id), ...cloud]
   if (cloud.length > 0) {
     schema!["if"] = { properties: { model: { enum: cloud } }, required: ["model"] }
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable

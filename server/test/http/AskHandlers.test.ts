@@ -46,6 +46,33 @@ describe("ask", () => {
       })
     )
 
+    it.effect(
+      "answers with a local language model, cites only retrieved memories, and refuses one not installed",
+      () =>
+        Effect.gen(function* () {
+          const alice = yield* clientFor(keys.alice)
+          const { data } = yield* alice.ask.models()
+          const smallest = data.local.find((m) => m.id === "smollm2-135m-instruct")!
+          expect(smallest).toMatchObject({ method: "generative", available: true })
+          const answered = (yield* alice.ask.ask({
+            payload: { question: "Where was Marie Curie born?", model: smallest.id, context_size: 3 }
+          })).data
+          expect(answered).toMatchObject({ method: "generative", model: smallest.id })
+          const ids = new Set(answered.citations.map((c) => c.index))
+          for (const m of answered.answer.matchAll(/\[(\d+)\]/g)) expect(ids.has(Number(m[1]))).toBe(true)
+          for (const c of answered.citations) expect(c.index).toBeLessThanOrEqual(3)
+
+          for (const absent of data.local.filter((m) => !m.available)) {
+            const refused = yield* rawCall(keys.alice, "POST", "/v1/ask", {
+              question: "why?",
+              model: absent.id
+            })
+            expect(refused.status).toBe(422)
+            expect(refused.body.detail).toContain(`${absent.id} is not available on this server`)
+          }
+        })
+    )
+
     it.effect("says so when nothing relevant is found, and never cites another account", () =>
       Effect.gen(function* () {
         const bob = yield* clientFor(keys.bob)
@@ -60,7 +87,7 @@ describe("ask", () => {
         for (const [payload, rule] of [
           [
             { question: "why?", model: "acme:oracle" },
-            "model: must be one of umo-extractive, openai:gpt-4o-mini, openai:gpt-4o, anthropic:claude-3-5-haiku-latest (GET /v1/ask/models)"
+            "model: must be one of umo-extractive, qwen2.5-coder-0.5b-instruct, qwen2.5-coder-1.5b-instruct, smollm2-135m-instruct, openai:gpt-4o-mini, openai:gpt-4o, anthropic:claude-3-5-haiku-latest (GET /v1/ask/models)"
           ],
           [{ question: "  " }, "question: must contain a visible character"],
           [{ question: "why?", context_size: 21 }, "context_size: Expected a value between 1 and 20"],
@@ -84,8 +111,19 @@ describe("ask", () => {
       Effect.gen(function* () {
         const alice = yield* clientFor(keys.alice)
         const { data } = yield* alice.ask.models()
-        expect(data.local).toContainEqual({ id: "umo-extractive", default: true })
-        expect(Array.isArray(data.cloud)).toBe(true)
+        expect(data.local).toContainEqual({
+          id: "umo-extractive",
+          method: "extractive",
+          available: true,
+          default: true
+        })
+        expect(data.local.filter((m) => m.method === "generative").map((m) => m.id)).toEqual([
+          "qwen2.5-coder-0.5b-instruct",
+          "qwen2.5-coder-1.5b-instruct",
+          "smollm2-135m-instruct"
+        ])
+        for (const m of data.local) expect(m.available === false, m.id).toBe(m.detail !== undefined)
+        expect(data.cloud.every((m) => m.method === "generative" && m.requires_key)).toBe(true)
         // The served document names the same models, and asks a key for the cloud ones.
         const http = yield* HttpClient.HttpClient
         // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, read field by field
@@ -94,7 +132,7 @@ describe("ask", () => {
         const named = body["properties"].model.anyOf.find(
           (branch: { type: string }) => branch.type === "string"
         )
-        expect(named.enum).toEqual([...data.local, ...data.cloud].map((m) => m.id))
+        expect(named.enum).toEqual([...data.local.filter((m) => m.available), ...data.cloud].map((m) => m.id))
         expect(body["if"].properties.model.enum).toEqual(data.cloud.map((m) => m.id))
         expect(body["then"].required).toEqual(["provider_key"])
       })

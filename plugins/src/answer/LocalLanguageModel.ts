@@ -1,0 +1,216 @@
+import { existsSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { join } from "node:path"
+import { type Answer, AnswerModelError, type AnswerModelShape, type AnswerRequest, clipText } from "@umo/core"
+import { Effect } from "effect"
+import type { LlamaContextSequence } from "node-llama-cpp"
+import type { TaskQueue } from "../support/TaskQueue.js"
+import { checkCitations, nothingToGoOn } from "./Citations.js"
+import { questionType } from "./QuestionType.js"
+import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
+
+/** A GGUF language model file under the models directory, offered to `/v1/ask` as `id`. */
+export interface LocalModelFile {
+  readonly id: string
+  /** Its path under the models directory (`fetch-models` puts it there). */
+  readonly file: string
+}
+
+/** What one answer may cost. */
+export interface GenerationLimits {
+  /** The most tokens an answer may have. */
+  readonly maxTokens: number
+  /** The longest a caller waits for an answer, its time in the queue included. */
+  readonly timeoutMs: number
+  /** The most characters of one memory put in the prompt. */
+  readonly memoryChars: number
+  /** The most characters of all memories together: the prompt must fit the 4,096-token context. */
+  readonly promptChars: number
+  /** Threads llama.cpp computes with. */
+  readonly threads: number
+}
+
+export const defaultLimits: GenerationLimits = {
+  maxTokens: 64,
+  timeoutMs: 30_000,
+  memoryChars: 1_200,
+  promptChars: 9_000,
+  threads: availableParallelism()
+}
+
+const system = [
+  "You answer questions about the user's life using only the numbered memories you are given.",
+  "Reply with the answer alone, in as few words as possible (a name, a place, a date, a number, yes or no,",
+  "or a short phrase), then the number of the memory it comes from in square brackets.",
+  "Write a date like 7 May 2023; when a memory says yesterday, last week or last year, count from the day",
+  "the memory was written. If the memories do not say, reply: I do not know.",
+  "",
+  "Example:",
+  "Memories:",
+  "[1] (written 3 June 2024) Ana: We moved to Lisbon last month!",
+  "[2] (written 9 June 2024) Ana: My sister Rita plays the cello.",
+  "Question: Where did Ana move to?",
+  "Answer: Lisbon [1]"
+].join("\n")
+
+/** The user's turn: the memories, numbered and dated, each clipped to its share, then the question. */
+export const prompt = (request: AnswerRequest, limits: GenerationLimits) => {
+  const memoryChars = Math.min(
+    limits.memoryChars,
+    Math.floor(limits.promptChars / Math.max(1, request.contexts.length))
+  )
+  return [
+    "Memories:",
+    ...request.contexts.map((c) => {
+      // A small model copies "last week" as it finds it; the day it means is worked out for it.
+      const relative = resolveRelativeTime(c.content, c.timestamp)
+      const when = `written ${readableDay(new Date(c.timestamp))}${relative ? `; the time it mentions: ${relative}` : ""}`
+      return `[${c.index}] (${when}) ${clipText(c.content, memoryChars)}`
+    }),
+    `Question: ${request.question}`
+  ].join("\n")
+}
+
+const failure = (model: string, reason: AnswerModelError["reason"], detail: string, cause?: unknown) =>
+  new AnswerModelError({ reason, model, detail, cause })
+
+/**
+ * The context sequence a model answers in, loaded once on first use and kept: llama.cpp from the
+ * prebuilt binaries `node-llama-cpp` ships (nothing compiles or downloads), on the CPU.
+ */
+const load = (path: string, threads: number) => {
+  let loading: Promise<LlamaContextSequence> | undefined
+  return () => {
+    loading ??= (async () => {
+      const { getLlama, LlamaLogLevel } = await import("node-llama-cpp")
+      const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error })
+      const model = await llama.loadModel({ modelPath: path })
+      const context = await model.createContext({ contextSize: 4096, sequences: 1, threads })
+      return context.getSequence()
+    })()
+    // A load that failed is tried again by the next ask (the file may have been fetched since).
+    loading.catch(() => {
+      loading = undefined
+    })
+    return loading
+  }
+}
+
+// One loaded copy of a file per queue: models made on the same file and queue share it (their
+// asks never overlap), while a model on another queue gets its own sequence.
+const loaded = new WeakMap<TaskQueue, Map<string, () => Promise<LlamaContextSequence>>>()
+const loader = (queue: TaskQueue, path: string, threads: number) => {
+  const files = loaded.get(queue) ?? new Map<string, () => Promise<LlamaContextSequence>>()
+  loaded.set(queue, files)
+  const key = `${path}#${threads}`
+  const existing = files.get(key)
+  if (existing) return existing
+  const made = load(path, threads)
+  files.set(key, made)
+  return made
+}
+
+/**
+ * A local language model as an answer model: a GGUF file run in this process by llama.cpp
+ * (`node-llama-cpp`), which computes in its own threads, off the event loop. The prompt gives the
+ * retrieved memories numbered and demands a short answer citing them as `[n]`; the markers are
+ * then checked against the memories (see `checkCitations`). Each answer is held to
+ * `limits.maxTokens` tokens and `limits.timeoutMs` (time in the queue included), and asks run one
+ * at a time through `queue`, shared by all local models so that two never split the cores. A model
+ * whose file is not installed is offered as unavailable, with how to fetch it.
+ */
+export const make = (
+  spec: LocalModelFile,
+  modelsDir: string,
+  queue: TaskQueue,
+  limits: GenerationLimits = defaultLimits
+): AnswerModelShape => {
+  const path = join(modelsDir, spec.file)
+  const installed = existsSync(path)
+  const sequence = loader(queue, path, limits.threads)
+
+  /** Generates under `signal`; resolves with the text so far once the signal aborts. */
+  const generate = async (request: AnswerRequest, signal: AbortSignal) => {
+    const { LlamaChatSession } = await import("node-llama-cpp")
+    const session = new LlamaChatSession({
+      contextSequence: await sequence(),
+      systemPrompt: system,
+      autoDisposeSequence: false
+    })
+    try {
+      // The sequence keeps what it evaluated: a session that starts with the same system prompt
+      // reuses it instead of evaluating it again.
+      return await session.promptWithMeta(prompt(request, limits), {
+        responsePrefix: "Answer:",
+        maxTokens: limits.maxTokens,
+        temperature: 0,
+        signal,
+        stopOnAbortSignal: true
+      })
+    } finally {
+      session.dispose({ disposeSequence: false })
+    }
+  }
+
+  /**
+   * The generation as an effect that, when interrupted (the deadline passed, the caller left),
+   * stops llama.cpp and waits for it to stop before the queue's next ask starts.
+   */
+  const generation = (request: AnswerRequest) =>
+    Effect.callback<Awaited<ReturnType<typeof generate>>, AnswerModelError>((resume) => {
+      const controller = new AbortController()
+      const done = generate(request, controller.signal).then(
+        (result) => resume(Effect.succeed(result)),
+        (cause) =>
+          resume(
+            Effect.fail(
+              failure(
+                spec.id,
+                "ProviderFailed",
+                `${spec.id} failed: ${String(cause?.message ?? cause)}`,
+                cause
+              )
+            )
+          )
+      )
+      return Effect.promise(() => {
+        controller.abort()
+        return done
+      })
+    })
+
+  const answer = (request: AnswerRequest) =>
+    Effect.gen(function* () {
+      if (!installed) return yield* failure(spec.id, "NotInstalled", unavailable)
+      if (request.contexts.length === 0) return nothingToGoOn(request.question)
+      const result = yield* queue
+        .run(generation(request), () =>
+          failure(spec.id, "Busy", `${spec.id} has too many questions waiting; retry shortly`)
+        )
+        .pipe(
+          Effect.timeoutOrElse({
+            duration: limits.timeoutMs,
+            orElse: () =>
+              Effect.fail(
+                failure(spec.id, "TimedOut", `${spec.id} did not answer within ${limits.timeoutMs / 1000} s`)
+              )
+          })
+        )
+      const text = result.responseText.replace(/^\s*Answer:\s*/i, "").trim()
+      const checked = checkCitations(text, request.contexts)
+      return {
+        ...checked,
+        method: "generative",
+        question_type: questionType(request.question)
+      } satisfies Answer
+    }).pipe(Effect.withSpan(`AnswerModel.${spec.id}`))
+
+  const unavailable = `${spec.file} is not in ${modelsDir}; run \`npm run fetch-models\``
+  return {
+    id: spec.id,
+    kind: "local",
+    method: "generative",
+    ...(installed ? {} : { unavailable }),
+    answer
+  }
+}
