@@ -1,4 +1,4 @@
-import { type Answer, type AnswerContext, type Citation, clipText } from "@umo/core"
+import { type Answer, type AnswerContext, type AnswerRequest, type Citation, clipText } from "@umo/core"
 import { questionType } from "./QuestionType.js"
 
 /** The citation of one retrieved memory: its summary as title (≤ 80 characters) and the given snippet. */
@@ -51,4 +51,11 @@ export const nothingToGoOn = (question: string): Answer => ({
   confidence: 0,
   method: "no_context",
   question_type: questionType(question)
+})
+
+/** A language model's answer text as the answer to `request`: its citations checked (see `checkCitations`). */
+export const generatedAnswer = (text: string, request: AnswerRequest): Answer => ({
+  ...checkCitations(text, request.contexts),
+  method: "generative",
+  question_type: questionType(request.question)
 })

@@ -1,8 +1,7 @@
-import { type Answer, AnswerModelError, type AnswerModelShape, type AnswerRequest } from "@umo/core"
+import { AnswerModelError, type AnswerModelShape, type AnswerRequest } from "@umo/core"
 import { Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { checkCitations } from "./Citations.js"
-import { questionType } from "./QuestionType.js"
+import { generatedAnswer } from "./Citations.js"
 
 export type Provider = "openai" | "anthropic"
 
@@ -155,12 +154,7 @@ export const make = (model: CloudModel, endpoints: CloudEndpoints) =>
         const text = completionText(model, json)?.trim()
         if (!text)
           return yield* failure(model.id, "InvalidResponse", `${model.provider} returned no answer text`)
-        const checked = checkCitations(text, request.contexts)
-        return {
-          ...checked,
-          method: "generative",
-          question_type: questionType(request.question)
-        } satisfies Answer
+        return generatedAnswer(text, request)
       }).pipe(Effect.withSpan(`AnswerModel.${model.id}`))
 
     return { id: model.id, kind: "cloud", method: "generative", answer } satisfies AnswerModelShape

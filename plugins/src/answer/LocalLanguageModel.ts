@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
-import { type Answer, AnswerModelError, type AnswerModelShape, type AnswerRequest, clipText } from "@umo/core"
+import { AnswerModelError, type AnswerModelShape, type AnswerRequest, clipText } from "@umo/core"
 import { Effect } from "effect"
 import type { LlamaContextSequence } from "node-llama-cpp"
 import type { TaskQueue } from "../support/TaskQueue.js"
-import { checkCitations, nothingToGoOn } from "./Citations.js"
-import { questionType } from "./QuestionType.js"
+import { generatedAnswer, nothingToGoOn } from "./Citations.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
 
 /** A GGUF language model file under the models directory, offered to `/v1/ask` as `id`. */
@@ -197,12 +196,7 @@ export const make = (
           })
         )
       const text = result.responseText.replace(/^\s*Answer:\s*/i, "").trim()
-      const checked = checkCitations(text, request.contexts)
-      return {
-        ...checked,
-        method: "generative",
-        question_type: questionType(request.question)
-      } satisfies Answer
+      return generatedAnswer(text, request)
     }).pipe(Effect.withSpan(`AnswerModel.${spec.id}`))
 
   const unavailable = `${spec.file} is not in ${modelsDir}; run \`npm run fetch-models\``
