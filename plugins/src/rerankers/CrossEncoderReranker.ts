@@ -2,6 +2,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
+import type { Piscina } from "piscina"
 import { workerPool } from "../support/WorkerPool.js"
 import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
 
@@ -21,9 +22,8 @@ export const installed = (modelsDir: string, model = defaultModel) =>
   existsSync(join(modelsDir, model, "config.json"))
 
 /**
- * A cross-encoder run by transformers.js on a thread of its own (CrossEncoderWorker.ts), loaded in
- * the background when the layer is built; the first call waits for it. The pool is closed with the
- * layer's scope.
+ * A cross-encoder run by transformers.js on a thread of its own (CrossEncoderWorker.ts), which
+ * loads the model on the first call (about 0.5 s); the thread is closed with the layer's scope.
  */
 export const make = (options: CrossEncoderOptions) =>
   Effect.gen(function* () {
@@ -39,15 +39,31 @@ export const make = (options: CrossEncoderOptions) =>
       model,
       maxTokens: options.maxTokens ?? 256
     }
-    const pool = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        workerPool(import.meta.url, "CrossEncoderWorker", { minThreads: 1, maxThreads: 1, workerData: setup })
-      ),
-      (pool) => Effect.promise(() => pool.destroy())
+    // The thread starts on the first call, not with the layer: most processes that never ask pay
+    // nothing. Closing waits for the calls under way: a thread ended while onnxruntime loads or
+    // runs a model takes the process down with it (SIGABRT).
+    const threads = yield* Effect.acquireRelease(
+      Effect.sync(() => ({ pool: undefined as Piscina | undefined, running: new Set<Promise<unknown>>() })),
+      ({ pool, running }) =>
+        Effect.promise(async () => {
+          await Promise.allSettled(running)
+          await pool?.destroy()
+        })
     )
-    const run = (task: ScoreTask, signal?: AbortSignal) =>
-      pool.run(task, signal ? { signal } : {}) as Promise<Array<number>>
-    run({ query: "", passages: [] }).catch(() => undefined)
+    const run = (task: ScoreTask, signal: AbortSignal) => {
+      threads.pool ??= workerPool(import.meta.url, "CrossEncoderWorker", {
+        minThreads: 1,
+        maxThreads: 1,
+        workerData: setup
+      })
+      const call = threads.pool.run(task, { signal }) as Promise<Array<number>>
+      threads.running.add(call)
+      call.then(
+        () => threads.running.delete(call),
+        () => threads.running.delete(call)
+      )
+      return call
+    }
     const score: RerankerShape["score"] = (query, passages) =>
       passages.length === 0
         ? Effect.succeed([])

@@ -40,7 +40,7 @@ describe("ask with cloud models", () => {
           question_type: "location",
           model: "openai:gpt-4o-mini"
         })
-        expect(openai.answer).toBe("Marie Curie was born in Warsaw [1], not Vienna .")
+        expect(openai.answer).toBe("Marie Curie was born in Warsaw [1], not Vienna.")
         expect(openai.citations.map((c) => c.index)).toEqual([1])
         const sent = stub.seen.find((s) => s.path === "/v1/chat/completions")!
         expect(sent.body).toMatchObject({ model: "gpt-4o-mini" })
