@@ -26,6 +26,8 @@ export const localLanguageModels: ReadonlyArray<LocalLanguageModel.LocalModelFil
 
 export interface LocalModelsOptions {
   readonly modelsDir: string
+  /** The ids of the local language models offered (default all of `localLanguageModels`). */
+  readonly offered?: ReadonlyArray<string> | undefined
   readonly limits?: LocalLanguageModel.GenerationLimits | undefined
   /** The most asks that wait for a local language model while one is answered (default 8). */
   readonly maxWaiting?: number | undefined
@@ -40,14 +42,19 @@ export const sources = (
   endpoints: CloudAnswerModel.CloudEndpoints,
   local?: LocalModelsOptions
 ): ReadonlyArray<AnswerModelSource> => {
+  const unknown = local?.offered?.filter((id) => !localLanguageModels.some((m) => m.id === id)) ?? []
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown local answer model ${unknown.join(", ")} (known: ${localLanguageModels.map((m) => m.id).join(", ")})`
+    )
   const queue = makeTaskQueue(local?.maxWaiting ?? 8)
   return [
     extractive,
     ...(local === undefined
       ? []
-      : localLanguageModels.map((spec) =>
-          LocalLanguageModel.make(spec, local.modelsDir, queue, local.limits)
-        )),
+      : localLanguageModels
+          .filter((spec) => local.offered === undefined || local.offered.includes(spec.id))
+          .map((spec) => LocalLanguageModel.make(spec, local.modelsDir, queue, local.limits))),
     ...CloudAnswerModel.cloudModels.map((model) => CloudAnswerModel.make(model, endpoints))
   ]
 }
@@ -70,10 +77,20 @@ export const endpointsConfig = Config.all({
 
 /**
  * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
- * `UMO_ASK_MAX_TOKENS` (64), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
+ * `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
+ * (64), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */
 export const localModelsConfig = Config.all({
   modelsDir: Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models")),
+  offered: Config.String("UMO_LOCAL_ANSWER_MODELS").pipe(
+    Config.map((ids) =>
+      ids
+        .split(",")
+        .map((id) => id.trim())
+        .filter((id) => id !== "")
+    ),
+    Config.option
+  ),
   maxTokens: Config.Int("UMO_ASK_MAX_TOKENS").pipe(
     Config.withDefault(LocalLanguageModel.defaultLimits.maxTokens)
   ),
@@ -98,6 +115,7 @@ export const layerConfig = Layer.unwrap(
       layer(
         sources(endpoints, {
           modelsDir: local.modelsDir,
+          offered: Option.getOrUndefined(local.offered),
           maxWaiting: local.maxWaiting,
           limits: {
             ...LocalLanguageModel.defaultLimits,

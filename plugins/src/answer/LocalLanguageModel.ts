@@ -84,7 +84,8 @@ const load = (path: string, threads: number) => {
       const { getLlama, LlamaLogLevel } = await import("node-llama-cpp")
       const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error })
       const model = await llama.loadModel({ modelPath: path })
-      const context = await model.createContext({ contextSize: 4096, sequences: 1, threads })
+      // Batches of 256 tokens: an ask past its deadline stops after the batch under way.
+      const context = await model.createContext({ contextSize: 4096, batchSize: 256, sequences: 1, threads })
       return context.getSequence()
     })()
     // A load that failed is tried again by the next ask (the file may have been fetched since).
@@ -128,24 +129,33 @@ export const make = (
   const installed = existsSync(path)
   const sequence = loader(queue, path, limits.threads)
 
-  /** Generates under `signal`; resolves with the text so far once the signal aborts. */
-  const generate = async (request: AnswerRequest, signal: AbortSignal) => {
+  /**
+   * Generates under `signal`; resolves with the text so far once the signal aborts. A model still
+   * loading when the signal aborts goes on loading for the next ask, and this one stops at once.
+   */
+  const generate = async (request: AnswerRequest, signal: AbortSignal): Promise<string> => {
     const { LlamaChatSession } = await import("node-llama-cpp")
+    const aborted = new Promise<undefined>((resolve) =>
+      signal.addEventListener("abort", () => resolve(undefined))
+    )
+    const contextSequence = await Promise.race([sequence(), aborted])
+    if (contextSequence === undefined || signal.aborted) return ""
     const session = new LlamaChatSession({
-      contextSequence: await sequence(),
+      contextSequence,
       systemPrompt: system,
       autoDisposeSequence: false
     })
     try {
       // The sequence keeps what it evaluated: a session that starts with the same system prompt
       // reuses it instead of evaluating it again.
-      return await session.promptWithMeta(prompt(request, limits), {
+      const { responseText } = await session.promptWithMeta(prompt(request, limits), {
         responsePrefix: "Answer:",
         maxTokens: limits.maxTokens,
         temperature: 0,
         signal,
         stopOnAbortSignal: true
       })
+      return responseText
     } finally {
       session.dispose({ disposeSequence: false })
     }
@@ -156,7 +166,7 @@ export const make = (
    * stops llama.cpp and waits for it to stop before the queue's next ask starts.
    */
   const generation = (request: AnswerRequest) =>
-    Effect.callback<Awaited<ReturnType<typeof generate>>, AnswerModelError>((resume) => {
+    Effect.callback<string, AnswerModelError>((resume) => {
       const controller = new AbortController()
       const done = generate(request, controller.signal).then(
         (result) => resume(Effect.succeed(result)),
@@ -195,7 +205,7 @@ export const make = (
               )
           })
         )
-      const text = result.responseText.replace(/^\s*Answer:\s*/i, "").trim()
+      const text = result.replace(/^\s*Answer:\s*/i, "").trim()
       return generatedAnswer(text, request)
     }).pipe(Effect.withSpan(`AnswerModel.${spec.id}`))
 

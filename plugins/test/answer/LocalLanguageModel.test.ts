@@ -86,7 +86,7 @@ describe("LocalLanguageModel", () => {
     })
   )
 
-  it.live("gives up at its timeout, stops generating, and the next question is answered", () =>
+  it.live("gives up at its timeout, loading or generating, and the next question is answered", () =>
     Effect.gen(function* () {
       const queue = makeTaskQueue(4)
       const hasty = LocalLanguageModel.make(smallest, modelsDir, queue, {
@@ -95,7 +95,10 @@ describe("LocalLanguageModel", () => {
         timeoutMs: 50
       })
       const patient = LocalLanguageModel.make(smallest, modelsDir, queue, limits)
-      yield* patient.answer(request) // loaded, so that the timeout cuts evaluation, not loading
+      // While the model loads: the ask gives up at once, and the load goes on for the next one.
+      expect(yield* failureOf(hasty)).toBe("TimedOut")
+      yield* patient.answer(request)
+      // While it evaluates a long prompt: generation is stopped after the batch under way.
       const long = context(3, "Marie kept notes on every experiment she ran. ".repeat(40))
       const error = yield* Effect.flip(hasty.answer({ ...request, contexts: [...request.contexts, long] }))
       expect(error.reason).toBe("TimedOut")
