@@ -285,7 +285,7 @@ if (withAnswers && conversationsArg === undefined && runs[0]) {
   const first = runs[0]
   writeFileSync(
     join(out, "answers.json"),
-    `${JSON.stringify({ benchmark: "LoCoMo answers (categories 1–4)", date: results.date, machine: results.machine, embedder: first.label, questions_asked: answerEvery === 1 ? "all" : `every ${answerEvery}th`, answers: first.answers }, null, 2)}\n`
+    `${JSON.stringify({ benchmark: "LoCoMo answers (categories 1–4)", date: results.date, machine: results.machine, embedder: first.label, questions_asked: answerEvery === 1 ? "all" : `every ${answerEvery}th`, settings: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("UMO_ASK_") || k.startsWith("UMO_RERANK"))), answers: first.answers }, null, 2)}\n`
   )
   const chart = barChart({
     title: `LoCoMo answers, ${first.answers[0]?.all.questions ?? 0} questions (categories 1–4), ${first.label}`,

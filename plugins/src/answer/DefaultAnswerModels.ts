@@ -78,7 +78,7 @@ export const endpointsConfig = Config.all({
 /**
  * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
  * `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
- * (64), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
+ * (32), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */
 export const localModelsConfig = Config.all({
   modelsDir: Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models")),

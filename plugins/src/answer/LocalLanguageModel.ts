@@ -30,7 +30,7 @@ export interface GenerationLimits {
 }
 
 export const defaultLimits: GenerationLimits = {
-  maxTokens: 64,
+  maxTokens: 32,
   timeoutMs: 30_000,
   memoryChars: 1_200,
   promptChars: 9_000,
