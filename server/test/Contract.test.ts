@@ -36,7 +36,9 @@ describe("the OpenAPI document against the server (Schemathesis, every check)", 
         UMO_RATE_LIMIT_PER_MINUTE: "1000000",
         // Schemathesis waits 10 s for an answer, and counts a 503 as a server error: the local
         // language model offered is the smallest, which answers in a second or two.
-        UMO_LOCAL_ANSWER_MODELS: "smollm2-135m-instruct"
+        UMO_LOCAL_ANSWER_MODELS: "smollm2-135m-instruct",
+        // and fuzzed memories of rare characters read as at most 400 tokens.
+        UMO_ASK_PROMPT_TOKENS: "400"
       }
     )
   }, 240_000)

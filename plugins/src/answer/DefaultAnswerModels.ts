@@ -78,7 +78,7 @@ export const endpointsConfig = Config.all({
 /**
  * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
  * `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
- * (32), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
+ * (32), `UMO_ASK_PROMPT_TOKENS` (1500), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */
 export const localModelsConfig = Config.all({
   modelsDir: Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models")),
@@ -93,6 +93,9 @@ export const localModelsConfig = Config.all({
   ),
   maxTokens: Config.Int("UMO_ASK_MAX_TOKENS").pipe(
     Config.withDefault(LocalLanguageModel.defaultLimits.maxTokens)
+  ),
+  promptTokens: Config.Int("UMO_ASK_PROMPT_TOKENS").pipe(
+    Config.withDefault(LocalLanguageModel.defaultLimits.promptTokens)
   ),
   timeoutMs: Config.Int("UMO_ASK_TIMEOUT_MS").pipe(
     Config.withDefault(LocalLanguageModel.defaultLimits.timeoutMs)
@@ -120,6 +123,7 @@ export const layerConfig = Layer.unwrap(
           limits: {
             ...LocalLanguageModel.defaultLimits,
             maxTokens: local.maxTokens,
+            promptTokens: local.promptTokens,
             timeoutMs: local.timeoutMs
           }
         }),

@@ -23,8 +23,11 @@ export interface GenerationLimits {
   readonly timeoutMs: number
   /** The most characters of one memory put in the prompt. */
   readonly memoryChars: number
-  /** The most characters of all memories together: the prompt must fit the 4,096-token context. */
-  readonly promptChars: number
+  /**
+   * The most tokens of the question and its memories together: the prompt must fit the 4,096-token
+   * context, and reading it is most of an answer's time (a few hundred tokens a second here).
+   */
+  readonly promptTokens: number
   /** Threads llama.cpp computes with. */
   readonly threads: number
 }
@@ -33,7 +36,7 @@ export const defaultLimits: GenerationLimits = {
   maxTokens: 32,
   timeoutMs: 30_000,
   memoryChars: 1_200,
-  promptChars: 9_000,
+  promptTokens: 1_500,
   threads: availableParallelism()
 }
 
@@ -52,13 +55,9 @@ const system = [
   "Answer: Lisbon [1]"
 ].join("\n")
 
-/** The user's turn: the memories, numbered and dated, each clipped to its share, then the question. */
-export const prompt = (request: AnswerRequest, limits: GenerationLimits) => {
-  const memoryChars = Math.min(
-    limits.memoryChars,
-    Math.floor(limits.promptChars / Math.max(1, request.contexts.length))
-  )
-  return [
+/** The user's turn: the memories, numbered and dated, each clipped to `memoryChars`, then the question. */
+export const prompt = (request: AnswerRequest, memoryChars: number) =>
+  [
     "Memories:",
     ...request.contexts.map((c) => {
       // A small model copies "last week" as it finds it; the day it means is worked out for it.
@@ -68,6 +67,29 @@ export const prompt = (request: AnswerRequest, limits: GenerationLimits) => {
     }),
     `Question: ${request.question}`
   ].join("\n")
+
+/**
+ * The prompt within `limits.promptTokens` as `count` (the model's tokenizer) counts them: every
+ * memory gets an even share, shrunk until the whole fits (text of rare characters takes far more
+ * tokens per character than English).
+ */
+export const fittedPrompt = (
+  request: AnswerRequest,
+  limits: GenerationLimits,
+  count: (text: string) => number
+) => {
+  let share = Math.min(
+    limits.memoryChars,
+    Math.floor((limits.promptTokens * 4) / Math.max(1, request.contexts.length))
+  )
+  let text = prompt(request, share)
+  for (let tries = 0; tries < 6; tries++) {
+    const tokens = count(text)
+    if (tokens <= limits.promptTokens || share <= 16) break
+    share = Math.max(16, Math.floor(((share * limits.promptTokens) / tokens) * 0.9))
+    text = prompt(request, share)
+  }
+  return text
 }
 
 const failure = (model: string, reason: AnswerModelError["reason"], detail: string, cause?: unknown) =>
@@ -148,7 +170,8 @@ export const make = (
     try {
       // The sequence keeps what it evaluated: a session that starts with the same system prompt
       // reuses it instead of evaluating it again.
-      const { responseText } = await session.promptWithMeta(prompt(request, limits), {
+      const text = fittedPrompt(request, limits, (t) => contextSequence.model.tokenize(t).length)
+      const { responseText } = await session.promptWithMeta(text, {
         responsePrefix: "Answer:",
         maxTokens: limits.maxTokens,
         temperature: 0,

@@ -42,15 +42,17 @@ describe("LocalLanguageModel", () => {
     })
   )
 
-  test("gives each memory its share of the prompt, so twenty long memories still fit the context", () => {
-    const contexts = Array.from({ length: 20 }, (_, i) => context(i + 1, "word ".repeat(2_000)))
-    const text = LocalLanguageModel.prompt({ question: "What?", contexts }, LocalLanguageModel.defaultLimits)
-    expect(text.length).toBeLessThan(LocalLanguageModel.defaultLimits.promptChars + 20 * 80)
+  test("gives each memory its share of the prompt, shrunk until the whole fits its token budget", () => {
+    const limits = LocalLanguageModel.defaultLimits
+    // One token per character: what text of rare characters costs.
+    const contexts = Array.from({ length: 20 }, (_, i) => context(i + 1, "ж".repeat(5_000)))
+    const text = LocalLanguageModel.fittedPrompt({ question: "What?", contexts }, limits, (t) => t.length)
+    expect(text.length).toBeLessThanOrEqual(limits.promptTokens)
     expect(text).toContain("[20] (written 10 January 2026)")
     // A relative time is worked out for the model against the day the memory was written.
     const dated = LocalLanguageModel.prompt(
       { question: "When?", contexts: [context(1, "We adopted a puppy last week.")] },
-      LocalLanguageModel.defaultLimits
+      200
     )
     expect(dated).toContain(
       "[1] (written 10 January 2026; the time it mentions: The week before 10 January 2026)"
