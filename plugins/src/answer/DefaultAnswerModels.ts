@@ -1,6 +1,7 @@
 import { type AnswerModelShape, AnswerModels, makeAnswerModels } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
+import { modelsDirConfig } from "../support/ModelsDir.js"
 import { makeTaskQueue } from "../support/TaskQueue.js"
 import * as CloudAnswerModel from "./CloudAnswerModel.js"
 import { extractive } from "./ExtractiveAnswerModel.js"
@@ -81,7 +82,7 @@ export const endpointsConfig = Config.all({
  * (32), `UMO_ASK_PROMPT_TOKENS` (1500), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */
 export const localModelsConfig = Config.all({
-  modelsDir: Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models")),
+  modelsDir: modelsDirConfig,
   offered: Config.String("UMO_LOCAL_ANSWER_MODELS").pipe(
     Config.map((ids) =>
       ids

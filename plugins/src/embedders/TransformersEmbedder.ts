@@ -2,6 +2,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
+import { modelsDirConfig } from "../support/ModelsDir.js"
 import { workerPool } from "../support/WorkerPool.js"
 import type { EmbedTask, OnnxEmbedderSetup } from "./OnnxEmbedderWorker.js"
 
@@ -130,7 +131,7 @@ export const layer = (options: TransformersOptions) => Layer.effect(Embedder, ma
 export const layerConfig = Layer.effect(
   Embedder,
   Effect.gen(function* () {
-    const modelsDir = yield* Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models"))
+    const modelsDir = yield* modelsDirConfig
     const model = yield* Config.String("UMO_EMBEDDER_MODEL").pipe(Config.withDefault(defaultModel))
     const precision = yield* Config.Literals(precisions, "UMO_EMBEDDER_PRECISION").pipe(
       Config.withDefault<Precision>(defaultPrecision)

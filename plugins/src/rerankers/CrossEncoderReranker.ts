@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
 import type { Piscina } from "piscina"
+import { modelsDirConfig } from "../support/ModelsDir.js"
 import { workerPool } from "../support/WorkerPool.js"
 import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
 
@@ -83,7 +84,7 @@ export const layer = (options: CrossEncoderOptions) => Layer.effect(Reranker, ma
  */
 export const layerConfig = Layer.unwrap(
   Effect.gen(function* () {
-    const modelsDir = yield* Config.String("UMO_MODELS_DIR").pipe(Config.withDefault("./models"))
+    const modelsDir = yield* modelsDirConfig
     const chosen = yield* Config.Literals(["cross-encoder", "off"], "UMO_RERANKER").pipe(Config.option)
     const wanted = Option.getOrElse(chosen, () => (installed(modelsDir) ? "cross-encoder" : "off"))
     if (wanted === "off") {
