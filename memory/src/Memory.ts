@@ -39,6 +39,7 @@ import type {
   AskRequest,
   BatchRequest,
   CaptureRequest,
+  ChainRequest,
   ExplainRequest,
   ListRequest,
   MatchRequest,
@@ -49,6 +50,7 @@ import type {
   AskAnswer,
   BatchResult,
   Captured,
+  ChainPage,
   DeletionReceipt,
   Explanation,
   ListPage,
@@ -129,6 +131,8 @@ export interface MemoryShape {
   readonly forget: (id: string) => ForAccount<DeletionReceipt, MemoryNotFound | Unavailable>
   /** The account and its plan (`GET /v1/account`, less the key). */
   readonly account: ForAccount<AccountInfo, never>
+  /** A page of the account's hash chain, newest first, to verify offline (`GET /v1/account/chain`). */
+  readonly chain: (request?: In<typeof ChainRequest>) => ForAccount<ChainPage, InvalidRequest | Unavailable>
   /** The public signing keys and the key records linking them (`GET /.well-known/jwks.json`). */
   readonly signingKeys: Effect.Effect<SigningKeys, Unavailable>
 }

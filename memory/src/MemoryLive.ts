@@ -57,6 +57,7 @@ export const make = (options: MemoryOptions = {}) =>
       batch: (request, options) => Effect.flatMap(accountId, (id) => captures.batch(id, request, options)),
       upload: (file, options) => Effect.flatMap(accountId, (id) => captures.upload(id, file, options)),
       list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
+      chain: (request) => Effect.flatMap(accountId, (id) => records.chain(id, request)),
       get: (umoId) => Effect.flatMap(accountId, (id) => records.get(id, umoId)),
       search: (input) =>
         Effect.gen(function* () {

@@ -1,10 +1,10 @@
 import { isUmoId, Ledger, MemoryProvenance, MemoryStore, type StoredMemory } from "@umo/core"
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
-import { ListRequest } from "./Requests.js"
-import type { ListPage, MemoryRecord, Proof, SigningKeys } from "./Results.js"
+import { ChainRequest, ListRequest } from "./Requests.js"
+import type { ChainPage, ListPage, MemoryRecord, Proof, SigningKeys } from "./Results.js"
 
-/** A memory as `get` returns it: the UMO without content and vectors, with its extensions. */
+/** A memory as `get` returns it: the UMO without vectors, with its content and extensions. */
 export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
   umo_id: m.umo_id,
   summary: m.summary,
@@ -20,7 +20,8 @@ export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
   content_hash: m.content_hash,
   semantic_hash: m.semantic_hash,
   pipeline: m.pipeline,
-  extensions: m.extensions
+  extensions: m.extensions,
+  content_text: m.content
 })
 
 /**
@@ -36,8 +37,9 @@ export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<
     : Effect.fail(memoryNotFound(id))
 
 const decodeList = decodeRequest(ListRequest, "query string")
+const decodeChain = decodeRequest(ChainRequest, "query string")
 
-/** The calls on stored memories: read, list, prove, forget; and the service's signing keys. */
+/** The calls on stored memories: read, list, prove, forget; the account's chain; the signing keys. */
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
   const provenance = yield* MemoryProvenance
@@ -67,6 +69,19 @@ export const make = Effect.gen(function* () {
         total_count: page.total,
         has_more: offset + page.items.length < page.total
       } satisfies ListPage
+    })
+
+  const chain = (accountId: string, input: unknown = {}) =>
+    Effect.gen(function* () {
+      const request = yield* decodeChain(input)
+      const page = yield* ledger
+        .entries(accountId, { before: request.before, limit: request.limit ?? 50 })
+        .pipe(Effect.catch(storeFailure))
+      return {
+        entries: page.entries,
+        has_more: page.has_more,
+        next_before: page.has_more ? (page.entries.at(-1)?.seq ?? null) : null
+      } satisfies ChainPage
     })
 
   const proof = (accountId: string, id: string) =>
@@ -103,5 +118,5 @@ export const make = Effect.gen(function* () {
     Effect.catch(storeFailure)
   )
 
-  return { stored, get, list, proof, forget, signingKeys }
+  return { stored, get, list, chain, proof, forget, signingKeys }
 })

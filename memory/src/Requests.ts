@@ -32,6 +32,15 @@ export const ListRequest = Schema.Struct({
 })
 export type ListRequest = typeof ListRequest.Type
 
+/** A page of the account's hash chain, newest first. */
+export const ChainRequest = Schema.Struct({
+  limit: Schema.optional(Count(1, 100)).annotate({ description: "1 to 100; default 50" }),
+  before: Schema.optional(Count(1, Number.MAX_SAFE_INTEGER)).annotate({
+    description: "only entries with a lower seq: the next_before of the previous page; default none"
+  })
+})
+export type ChainRequest = typeof ChainRequest.Type
+
 export const SearchRequest = Schema.Struct({
   query: VisibleText(2_000).annotate({ description: "the question or search text: 1 to 2,000 characters" }),
   limit: Schema.optional(Count(1, 50)).annotate({ description: "1 to 50; default 5" }),

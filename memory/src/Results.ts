@@ -10,10 +10,11 @@ import { Schema } from "effect"
 const { content: _content, embedding: _embedding, ...stored } = Umo.fields
 
 /**
- * A memory as `get` returns it: the UMO without its content and vectors, with each plugin's
- * findings under its name in `extensions`.
+ * A memory as `get` returns it: the UMO without its vectors, with each plugin's findings under its
+ * name in `extensions`, and its normalized content as `content_text` (the name search uses; the
+ * text `content_hash` is computed from and entity offsets point into).
  */
-export const MemoryRecord = Schema.Struct(stored)
+export const MemoryRecord = Schema.Struct({ ...stored, content_text: Schema.String })
 export type MemoryRecord = typeof MemoryRecord.Type
 
 /** What a capture returns: the spec's fields and its provenance receipt (a compact JWS). */
@@ -63,6 +64,15 @@ export const ListPage = Schema.Struct({
   has_more: Schema.Boolean
 })
 export type ListPage = typeof ListPage.Type
+
+/** A page of the account's hash chain, newest first: the entries as signed, to verify offline. */
+export const ChainPage = Schema.Struct({
+  entries: Schema.Array(LedgerEntry),
+  has_more: Schema.Boolean,
+  /** With `has_more`, the `before` that asks for the next (older) page: the last entry's seq; else null. */
+  next_before: Schema.NullOr(Schema.Int)
+})
+export type ChainPage = typeof ChainPage.Type
 
 export const SearchResults = Schema.Struct({
   results: Schema.Array(

@@ -16,7 +16,7 @@
  */
 import { join } from "node:path"
 import * as Client from "@umo/client"
-import { AccountStore } from "@umo/core"
+import { type Account, AccountStore } from "@umo/core"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
 import { memoryLayer, type UmoConfig } from "./Config.js"
@@ -66,12 +66,19 @@ const storageOf = (options: OpenMemoryOptions) => {
   })
 }
 
+/** The memory service opened in-process, as an Effect runtime, and the account it acts for. */
+export interface OpenedMemoryRuntime {
+  readonly runtime: ManagedRuntime.ManagedRuntime<Memory, never>
+  readonly account: Account
+}
+
 /**
  * Opens the memory service in-process: storage, models and the account are ready when the
  * promise resolves. Fails (rejects) when the database or its directory lock, the signing key, the
- * embedder or a plugin's configuration cannot be had.
+ * embedder or a plugin's configuration cannot be had. For faces written with Effect (the MCP
+ * server); apps call `openMemory`.
  */
-export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenMemory> => {
+export const openMemoryRuntime = async (options: OpenMemoryOptions = {}): Promise<OpenedMemoryRuntime> => {
   const runtime = ManagedRuntime.make(memoryLayer(options).pipe(Layer.provideMerge(storageOf(options))))
   const opened = await runtime.runPromiseExit(
     Effect.flatMap(Effect.service(AccountStore), (accounts) =>
@@ -82,7 +89,12 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
     await runtime.dispose()
     throw new Client.UMOError(`could not open the memory service: ${Cause.pretty(opened.cause)}`)
   }
-  const account = opened.value
+  return { runtime: runtime as ManagedRuntime.ManagedRuntime<Memory, never>, account: opened.value }
+}
+
+/** Opens the memory service in-process (see `openMemoryRuntime`), with the verbs of `UMOClient`. */
+export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenMemory> => {
+  const { runtime, account } = await openMemoryRuntime(options)
 
   /** Runs one call of the service for the account, its result encoded as the server sends it. */
   const call = async <S extends Schema.Top & { readonly EncodingServices: never }>(
@@ -159,6 +171,8 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       const keys = await call(Results.SigningKeys, (m) => m.signingKeys)
       return keys as unknown as Client.SigningKeySet
     },
+    chain: async (options = {}) =>
+      new Client.ChainPage(await call(Results.ChainPage, (m) => m.chain(options))),
     close: () => runtime.dispose()
   }
   return memory

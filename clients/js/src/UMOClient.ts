@@ -2,6 +2,7 @@ import type { Raw } from "./fields.js"
 import {
   BatchItem,
   Captured,
+  ChainPage,
   DeletionReceipt,
   Explanation,
   Match,
@@ -21,6 +22,7 @@ import {
   type BatchInput,
   batchRequest,
   type CaptureOptions,
+  type ChainOptions,
   type CompareOptions,
   captureRequest,
   compareRequest,
@@ -54,8 +56,8 @@ const memoryPath = (id: string, suffix = "") => `/v1/memories/${encodeURICompone
 /**
  * A client of the UMO API. The nine verbs of the spec — `capture`, `ask` (search), `get`, `list`,
  * `verify`, `explain`, `forget`, `upload`, `batch` — and the other calls: `answer` (`/v1/ask`),
- * `compare` (`/v1/match`), `account`, `models`, `health`, `signingKeys`. The verbs are `UMOMemory`'s:
- * `openMemory` (`@umo/memory`) answers them in-process.
+ * `compare` (`/v1/match`), `account`, `chain` (`/v1/account/chain`), `models`, `health`, `signingKeys`.
+ * The verbs are `UMOMemory`'s: `openMemory` (`@umo/memory`) answers them in-process.
  */
 export class UMOClient implements UMOMemory {
   readonly baseUrl: string
@@ -186,6 +188,16 @@ export class UMOClient implements UMOMemory {
   /** The account and key this client calls with (`GET /v1/account`). */
   async account(): Promise<Account> {
     return new Account(await this.#send({ method: "GET", path: "/v1/account" }))
+  }
+
+  /**
+   * A page of the account's hash chain, newest first (`GET /v1/account/chain`): its capture and
+   * deletion entries as signed, to check offline with `verifyEntry` and the pinned keys.
+   */
+  async chain(options: ChainOptions = {}): Promise<ChainPage> {
+    return new ChainPage(
+      await this.#send({ method: "GET", path: "/v1/account/chain", query: { ...options } })
+    )
   }
 
   /** The answer models `answer` accepts (`GET /v1/ask/models`). */

@@ -8,6 +8,7 @@
 import type {
   BatchItem,
   Captured,
+  ChainPage,
   DeletionReceipt,
   Explanation,
   Match,
@@ -35,6 +36,13 @@ export interface ListOptions {
   readonly limit?: number
   readonly offset?: number
   readonly source?: string
+}
+
+export interface ChainOptions {
+  /** 1–100, default 50. */
+  readonly limit?: number
+  /** Only entries with a lower `seq`: the previous page's `nextBefore`. */
+  readonly before?: number
 }
 
 export interface AskOptions {
@@ -107,6 +115,8 @@ export interface UMOMemory {
   models(): Promise<Models>
   /** The public signing keys (a JWK Set) and the key records that link them: pin them once. */
   signingKeys(): Promise<SigningKeySet>
+  /** A page of the account's hash chain, newest first; check each entry offline with `verifyEntry`. */
+  chain(options?: ChainOptions): Promise<ChainPage>
 }
 
 const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)

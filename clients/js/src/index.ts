@@ -23,6 +23,7 @@ export {
 export {
   BatchItem,
   Captured,
+  ChainPage,
   DeletionReceipt,
   type Entity,
   Explanation,
@@ -47,6 +48,7 @@ export {
   type BatchInput,
   batchRequest,
   type CaptureOptions,
+  type ChainOptions,
   type CompareOptions,
   captureRequest,
   compareRequest,

@@ -42,6 +42,8 @@ export class Memory {
   readonly language: string
   readonly contentHash: string
   readonly semanticHash: string
+  /** The normalized content: the text `contentHash` is computed from and entity offsets point into. */
+  readonly contentText: string
   /** What the service's own plugins found, under each plugin's name (empty with the default plugins). */
   readonly extensions: Raw
   constructor(readonly raw: Raw) {
@@ -58,6 +60,7 @@ export class Memory {
     this.language = str(raw, "language")
     this.contentHash = str(raw, "content_hash")
     this.semanticHash = str(raw, "semantic_hash")
+    this.contentText = str(raw, "content_text")
     this.extensions = obj(raw, "extensions")
   }
 }
@@ -165,6 +168,22 @@ export interface LedgerEntry {
   readonly entry_hash: string
   readonly signature: string
   readonly key_id: string
+}
+
+/**
+ * A page of the account's hash chain, newest first (`chain`). The entries are as signed: check each
+ * with `verifyEntry` and its link with `prev_hash` (the entry_hash of the entry one `seq` lower).
+ */
+export class ChainPage {
+  readonly entries: ReadonlyArray<LedgerEntry>
+  readonly hasMore: boolean
+  /** The `before` of the next (older) page; null on the last page. */
+  readonly nextBefore: number | null
+  constructor(readonly raw: Raw) {
+    this.entries = list(raw, "entries") as unknown as ReadonlyArray<LedgerEntry>
+    this.hasMore = raw.has_more === true
+    this.nextBefore = optNum(raw, "next_before")
+  }
 }
 
 /** What `verify` returns: the service's check of a memory, and the evidence to check it offline. */

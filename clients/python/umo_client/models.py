@@ -68,6 +68,8 @@ class Memory:
     language: str
     content_hash: str
     semantic_hash: str
+    content_text: str
+    """The normalized content: the text ``content_hash`` is computed from and entity offsets point into."""
     extensions: Raw
     """What the service's own plugins found, under each plugin's name (empty with the default plugins)."""
     raw: Raw = field(repr=False, compare=False)
@@ -88,6 +90,7 @@ class Memory:
             language=str(raw.get("language", "")),
             content_hash=str(raw.get("content_hash", "")),
             semantic_hash=str(raw.get("semantic_hash", "")),
+            content_text=str(raw.get("content_text", "")),
             extensions=_obj(raw, "extensions"),
             raw=raw,
         )

@@ -82,6 +82,19 @@ export interface LedgerShape {
     umoId: string,
     kind: LedgerEventKind
   ) => Effect.Effect<Option.Option<ChainCheck>, LedgerError>
+  /**
+   * A page of an account's chain as stored, newest first (`seq` descending): at most `page.limit`
+   * entries, only those with `seq` below `page.before` when it is given, and whether older ones
+   * remain. Nothing is checked here: each entry carries what a reader needs to verify it offline
+   * (its signature, and `prev_hash` linking it to the entry before).
+   */
+  readonly entries: (
+    accountId: string,
+    page: { readonly before?: number | undefined; readonly limit: number }
+  ) => Effect.Effect<
+    { readonly entries: ReadonlyArray<LedgerEntry>; readonly has_more: boolean },
+    LedgerError
+  >
   /** Checks every entry and link of an account's chain (an audit; linear in its length). */
   readonly audit: (
     accountId: string

@@ -210,6 +210,26 @@ export const make = (options: SqlLedgerOptions = {}) =>
         })
       ).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.check"))
 
+    /** One read of `limit + 1` rows: the extra one, never returned, says whether older entries remain. */
+    const entries = (
+      accountId: string,
+      page: { readonly before?: number | undefined; readonly limit: number }
+    ) =>
+      readSnapshot(
+        sql,
+        Effect.map(
+          // `::bigint`: a `before` past the integer column's range is a bound, not an error.
+          sql<LedgerEntry>`
+        SELECT ${entryColumns(sql)} FROM ledger_entries
+        WHERE account_id = ${accountId} ${page.before === undefined ? sql`` : sql`AND seq < ${page.before}::bigint`}
+        ORDER BY seq DESC LIMIT ${page.limit + 1}`,
+          (rows) => ({
+            entries: rows.slice(0, page.limit).map(toEntry),
+            has_more: rows.length > page.limit
+          })
+        )
+      ).pipe(Effect.mapError(ledgerError("could not read the ledger")), Effect.withSpan("Ledger.entries"))
+
     const audit = (accountId: string) =>
       readSnapshot(
         sql,
@@ -258,6 +278,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
       append,
       appendMany,
       check,
+      entries,
       audit,
       signReceipt: key.signJws,
       publicKeyJwk: key.publicJwk,
