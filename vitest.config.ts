@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^@umo\/plugins$/, replacement: here("./plugins/src/index.ts") },
       { find: /^@umo\/plugins\/(.*)$/, replacement: here("./plugins/src/$1/index.ts") },
       { find: /^@umo\/memory$/, replacement: here("./memory/src/index.ts") },
+      { find: /^@umo\/mcp$/, replacement: here("./mcp/src/index.ts") },
       { find: /^@umo\/server$/, replacement: here("./server/src/index.ts") },
       { find: /^@umo\/client$/, replacement: here("./clients/js/src/index.ts") }
     ]
@@ -20,9 +21,11 @@ export default defineConfig({
       "core/test/**/*.test.ts",
       "plugins/test/**/*.test.ts",
       "memory/test/**/*.test.ts",
+      "mcp/test/**/*.test.ts",
       "server/test/**/*.test.ts",
       "clients/js/test/**/*.test.ts",
-      "examples/test/**/*.test.ts"
+      "examples/test/**/*.test.ts",
+      "console/test/**/*.test.ts"
     ],
     testTimeout: 120_000,
     hookTimeout: 120_000

@@ -10,7 +10,9 @@ import { UmoApi } from "./api/UmoApi.js"
 import { AccountHandlers } from "./http/AccountHandlers.js"
 import { AskHandlers } from "./http/AskHandlers.js"
 import { AuthenticationLive } from "./http/Authentication.js"
+import { ConsoleFiles } from "./http/ConsoleFiles.js"
 import { InsightHandlers } from "./http/InsightHandlers.js"
+import { McpRoute } from "./http/McpRoute.js"
 import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
 import { createUmoServer } from "./http/NodeHttp.js"
 import * as RateLimiter from "./http/RateLimiter.js"
@@ -49,8 +51,11 @@ export const ApiRoutes = Documented.pipe(
   Layer.provide([AuthenticationLive, SchemaErrorsLive])
 )
 
-/** The routes served with the request middleware (ids, rate limits, logs, error bodies). */
-export const App = HttpRouter.serve(ApiRoutes, { middleware: requestMiddleware, disableLogger: true })
+/** The routes, `/mcp` and `/console`, served with the request middleware (ids, rate limits, logs, error bodies). */
+export const App = HttpRouter.serve(Layer.mergeAll(ApiRoutes, McpRoute, ConsoleFiles), {
+  middleware: requestMiddleware,
+  disableLogger: true
+})
 
 /** Listens on `HOST` (127.0.0.1) and `PORT` (8787). */
 export const NodeServer = Layer.unwrap(

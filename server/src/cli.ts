@@ -1,13 +1,16 @@
 /**
- * The operator's command line: `npm run umo -- keys create --account NAME`, `keys list`,
- * `keys revoke KEY_ID`, `signing-key list`, `signing-key rotate`. It opens the same database as
- * the server (DATABASE_URL, else PGlite in UMO_DATA_DIR); a PGlite directory must not be open in a
- * running server at the same time.
+ * The operator's command line (`npx umo`, or `npm run umo --` in a clone): `keys create --account
+ * NAME`, `keys list`, `keys revoke KEY_ID`, `signing-key list`, `signing-key rotate`, and `mcp`
+ * (an MCP server over stdio for desktop hosts). It opens the same database as the server
+ * (DATABASE_URL, else PGlite in UMO_DATA_DIR); a PGlite directory must not be open in a running
+ * server at the same time.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { AccountStore } from "@umo/core"
+import { serveStdio } from "@umo/mcp"
+import { configFromEnvironment } from "@umo/memory"
 import { Database, SigningKey, SqlAccountStore, SqlKeyRing } from "@umo/plugins"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
@@ -140,11 +143,50 @@ const signingKey = Command.make("signing-key").pipe(
   Command.withSubcommands([listSigningKeys, rotateSigningKey])
 )
 
-const umo = Command.make("umo").pipe(Command.withSubcommands([keys, signingKey]))
+const mcp = Command.make(
+  "mcp",
+  {
+    dataDir: Flag.String("data-dir").pipe(
+      Flag.optional,
+      Flag.withDescription("where the memories are kept (default: UMO_DATA_DIR, else ./data)")
+    ),
+    account: Flag.String("account").pipe(
+      Flag.withDefault("default"),
+      Flag.withDescription("the account whose memories the host sees; made on first use")
+    )
+  },
+  ({ dataDir, account }) =>
+    Effect.gen(function* () {
+      const configuredDir = yield* Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data"))
+      const databaseUrl = Option.filter(
+        yield* Config.String("DATABASE_URL").pipe(Config.option),
+        (url) => url !== ""
+      )
+      const config = yield* configFromEnvironment
+      yield* Effect.promise(() =>
+        serveStdio({
+          ...config,
+          dataDir: Option.getOrElse(dataDir, () => configuredDir),
+          databaseUrl: Option.getOrUndefined(databaseUrl),
+          account
+        })
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "serve an account's memories to an MCP host over stdio, in this process (no server, no key)"
+  )
+)
 
+// The operator's commands open the database; `mcp` opens the whole service itself.
 const Accounts = SqlAccountStore.layer.pipe(Layer.provideMerge(Database.layerConfig))
 
-Command.run(umo, { version: "0.1.0" }).pipe(
-  Effect.provide(Layer.mergeAll(Accounts, NodeServices.layer)),
-  NodeRuntime.runMain
+const umo = Command.make("umo").pipe(
+  Command.withSubcommands([
+    keys.pipe(Command.provide(Accounts)),
+    signingKey.pipe(Command.provide(Accounts)),
+    mcp
+  ])
 )
+
+Command.run(umo, { version: "0.1.0" }).pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)

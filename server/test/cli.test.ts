@@ -3,6 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { AccountStore, Ledger, sha256Hex } from "@umo/core"
 import { Database, SigningKey, SqlAccountStore, StorageStack, UseLiteEmbedder } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
@@ -97,5 +100,58 @@ describe("npm run umo -- signing-key", () => {
         }
       )
     ).rejects.toThrow(/--out FILE/)
+  }, 120_000)
+})
+
+describe("npx umo mcp (stdio)", () => {
+  const mcpDir = mkdtempSync(join(tmpdir(), "umo-mcp-stdio-"))
+  afterAll(() => rmSync(mcpDir, { recursive: true, force: true }))
+
+  /** An MCP host's session: the SDK client starts `umo mcp` (the package's bin) and talks over its stdio. */
+  const session = async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["server/bin/umo.js", "mcp", "--data-dir", mcpDir, "--account", "desk"],
+      env: { ...(process.env as Record<string, string>), UMO_EMBEDDER: "use-lite", DATABASE_URL: "" },
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "umo-stdio-test", version: "1.0.0" })
+    await client.connect(transport)
+    return client
+  }
+  const structured = async <T>(client: Client, name: string, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+    expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false)
+    return result.structuredContent as T
+  }
+
+  it("captures, searches, answers and forgets in-process on a data directory, which keeps them", async () => {
+    const first = await session()
+    expect((await first.listTools()).tools.map((t) => t.name)).toContain("capture_memory")
+    const kept = await structured<{ umo_id: string }>(first, "capture_memory", {
+      content: "The boiler service is booked for 3 December 2026 with Hendrik."
+    })
+    const dropped = await structured<{ umo_id: string }>(first, "capture_memory", {
+      content: "Temporary note: the wifi password is hunter2."
+    })
+    const found = await structured<{ results: Array<{ umo_id: string }> }>(first, "search_memories", {
+      query: "When is the boiler service?"
+    })
+    expect(found.results[0]?.umo_id).toBe(kept.umo_id)
+    const answer = await structured<{ answer: string }>(first, "answer_question", {
+      question: "When is the boiler service booked?"
+    })
+    expect(answer.answer).toMatch(/3 December 2026/)
+    expect(
+      (await structured<{ forgotten: boolean }>(first, "forget_memory", { umo_id: dropped.umo_id })).forgotten
+    ).toBe(true)
+    // Closing the session ends the process and releases the data directory for the next one.
+    await first.close()
+
+    const second = await session()
+    const page = await structured<{ items: Array<{ umo_id: string }> }>(second, "list_memories", {})
+    expect(page.items.map((i) => i.umo_id)).toEqual([kept.umo_id])
+    expect((await structured<{ verdict: string }>(second, "verify_memory", kept)).verdict).toBe("verified")
+    await second.close()
   }, 120_000)
 })

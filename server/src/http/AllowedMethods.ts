@@ -1,11 +1,13 @@
 import { OpenApi } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
 
-/** The routes served beside the API's own: its document and its documentation page. */
-const servedBeside = [
+/** The routes served beside the API's own: its document, its documentation page, MCP, the console. */
+const servedBeside: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["/openapi.json", ["GET"]],
-  ["/docs", ["GET"]]
-] as const
+  ["/docs", ["GET"]],
+  ["/mcp", ["POST"]],
+  ["/console", ["GET"]]
+]
 
 const routes = [
   ...Object.entries(OpenApi.fromApi(UmoApi).paths).map(

@@ -1,0 +1,198 @@
+/**
+ * The memory service's calls as MCP tools: each a name, a description written for a model, the
+ * JSON Schemas of its arguments and of its structured result (derived from the same schemas the
+ * HTTP API documents, so the limits an agent is shown are the ones enforced), hints about its
+ * effects, and the one call of `Memory` it makes.
+ * @module
+ */
+import {
+  AskRequest,
+  CaptureRequest,
+  ListRequest,
+  type MemoryAccount,
+  type MemoryError,
+  type MemoryShape,
+  Results,
+  SearchRequest
+} from "@umo/memory"
+import { Effect, Schema } from "effect"
+import { idArgument, memoryId, type ToolArguments, toolSchema } from "./ToolSchemas.js"
+import { Verdict, verifyMemory } from "./Verdict.js"
+
+/** MCP's tool annotations: hints to a host about what a call does (not enforced). */
+export interface ToolHints {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+/** One tool: what `tools/list` shows of it, and what `tools/call` runs. */
+export interface MemoryTool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+  readonly outputSchema: Record<string, unknown>
+  readonly annotations: ToolHints
+  /** Runs the call; the service checks the arguments and names a broken rule in its `detail`. */
+  readonly call: (
+    memory: MemoryShape,
+    args: ToolArguments
+  ) => Effect.Effect<object, MemoryError, MemoryAccount>
+  /** The result in words, for hosts that show text only. */
+  readonly text: (result: never) => string
+}
+
+/** The result as JSON crosses the wire (the schemas' encoded side). */
+const encode =
+  (schema: Schema.Top) =>
+  (value: unknown): object =>
+    Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(value) as object
+
+const reads: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false
+}
+
+const tool = <I extends Schema.Top, O extends Schema.Top>(definition: {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: I
+  readonly output: O
+  readonly annotations: ToolHints
+  readonly call: (
+    memory: MemoryShape,
+    args: ToolArguments
+  ) => Effect.Effect<O["Type"], MemoryError, MemoryAccount>
+  readonly text: (result: O["Type"]) => string
+}): MemoryTool => ({
+  name: definition.name,
+  title: definition.title,
+  description: definition.description,
+  inputSchema: toolSchema(definition.input),
+  outputSchema: toolSchema(definition.output),
+  annotations: definition.annotations,
+  call: (memory, args) =>
+    Effect.map(definition.call(memory, args), (result) => encode(definition.output)(result)),
+  text: definition.text as (result: never) => string
+})
+
+/** The ask request without `provider_key`: a cloud key given as a tool argument would sit in agent transcripts. */
+const { provider_key: _providerKey, ...askFields } = AskRequest.fields
+const AnswerArguments = Schema.Struct(askFields)
+
+const ById = Schema.Struct({ umo_id: memoryId })
+
+const listed = (items: ReadonlyArray<{ readonly umo_id: string }>, line: (item: never) => string) =>
+  items.length === 0 ? "No memories." : items.map((item, i) => `${i + 1}. ${line(item as never)}`).join("\n")
+
+/** The tools, in the order `tools/list` shows them. */
+export const memoryTools: ReadonlyArray<MemoryTool> = [
+  tool({
+    name: "capture_memory",
+    title: "Remember",
+    description:
+      "Save something worth remembering to the user's long-term memory: a fact, preference, event, decision or note. " +
+      "Write one self-contained statement with who, what and when (e.g. 'Ana's birthday is 12 March; she likes " +
+      "orchids'), not a transcript. Give `timestamp` when the content happened at another time than now, so " +
+      "'yesterday' and 'next week' resolve against it. Returns the new memory's id and a signed receipt.",
+    input: CaptureRequest,
+    output: Results.Captured,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    call: (memory, args) => memory.capture(args as never),
+    text: (r) =>
+      `Captured memory ${r.umo_id} (quality ${r.quality_score.toFixed(2)}, created ${r.created_at}).`
+  }),
+  tool({
+    name: "search_memories",
+    title: "Search memories",
+    description:
+      "Find the user's memories that best match a query (meaning and wording both count), best first, with each " +
+      "memory's full text and a relevance score. Use before answering anything that may depend on what the user " +
+      "told you earlier. Narrow by `source` when you captured with one.",
+    input: SearchRequest,
+    output: Results.SearchResults,
+    annotations: reads,
+    call: (memory, args) => memory.search(args as never),
+    text: (r) =>
+      listed(
+        r.results,
+        (m: Results.SearchResults["results"][number]) =>
+          `[${m.umo_id}] (${m.score.toFixed(3)}) ${m.content_text}`
+      )
+  }),
+  tool({
+    name: "answer_question",
+    title: "Answer from memories",
+    description:
+      "Answer a question from the user's memories only, with [n] citations naming the memories each part comes " +
+      "from. The answer says so when the memories do not hold it; `confidence` (0 to 1) tells how far to trust it. " +
+      "Prefer this over search when you need one short answer (a name, a date, a number, yes or no).",
+    input: AnswerArguments,
+    output: Results.AskAnswer,
+    annotations: reads,
+    call: (memory, args) => memory.answer(args as never),
+    text: (r) =>
+      [
+        r.answer,
+        ...r.citations.map((c) => `[${c.index}] ${c.umo_id}: ${c.snippet}`),
+        `(confidence ${r.confidence.toFixed(2)}, ${r.model})`
+      ].join("\n")
+  }),
+  tool({
+    name: "get_memory",
+    title: "Read a memory",
+    description:
+      "Read one memory by id: its full text, summary, entities, subject-verb-object triples, topics, tone, " +
+      "quality score, source, times and hashes.",
+    input: ById,
+    output: Results.MemoryRecord,
+    annotations: reads,
+    call: (memory, args) => Effect.flatMap(idArgument(args), memory.get),
+    text: (r) =>
+      `${r.umo_id} (${r.created_at}${r.source === null ? "" : `, source ${r.source}`}): ${r.content_text}`
+  }),
+  tool({
+    name: "list_memories",
+    title: "List memories",
+    description:
+      "List the user's memories, newest first, a page at a time (`limit` 1 to 100, `offset` to page on), " +
+      "optionally only those of one `source`. Each item has its id, summary, quality score and creation time.",
+    input: ListRequest,
+    output: Results.ListPage,
+    annotations: reads,
+    call: (memory, args) => memory.list(args as never),
+    text: (r) =>
+      `${listed(r.items, (m: Results.ListPage["items"][number]) => `[${m.umo_id}] ${m.created_at}: ${m.summary}`)}\n` +
+      `(${r.total_count} in all${r.has_more ? "; more with a higher offset" : ""})`
+  }),
+  tool({
+    name: "forget_memory",
+    title: "Forget a memory",
+    description:
+      "Delete a memory for good: its text and vectors are erased and cannot be recovered. Only when the user asks " +
+      "you to forget it. Returns a signed deletion receipt.",
+    input: ById,
+    output: Results.DeletionReceipt,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    call: (memory, args) => Effect.flatMap(idArgument(args), memory.forget),
+    text: (r) => `Forgot memory ${r.umo_id} at ${r.deleted_at}. Signed receipt: ${r.receipt}`
+  }),
+  tool({
+    name: "verify_memory",
+    title: "Verify a memory",
+    description:
+      "Check that a memory is exactly what was captured: its text is hashed again and compared with the hash " +
+      "signed into the account's chain at capture, the signature is checked against the service's public keys, " +
+      "and the chain around it is checked for breaks. Says 'verified' or what failed.",
+    input: ById,
+    output: Verdict,
+    annotations: reads,
+    call: (memory, args) => Effect.flatMap(idArgument(args), (id) => verifyMemory(memory, id)),
+    text: (r) => r.explanation
+  })
+]
