@@ -5,10 +5,11 @@
  */
 import type { Answer, Citation } from "@umo/client"
 import { useEffect, useState } from "preact/hooks"
-import { describeError, useSession } from "../api/Session.js"
+import { useSession } from "../api/Session.js"
 import { percent } from "../format.js"
 import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
+import { useRequest } from "../useRequest.js"
 
 /** The answer text with each `[n]` that names a citation turned into a link to its memory. */
 const AnswerText = (props: { text: string; citations: ReadonlyArray<Citation> }) => {
@@ -30,8 +31,7 @@ export const AskPanel = () => {
   const [models, setModels] = useState<ReadonlyArray<string>>([])
   const [model, setModel] = useState("")
   const [answer, setAnswer] = useState<Answer | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const { busy, error, run } = useRequest()
 
   useEffect(() => {
     // Only the local models this server has installed: cloud ones need the caller's provider key.
@@ -44,17 +44,9 @@ export const AskPanel = () => {
       .catch(() => setModels([]))
   }, [client])
 
-  const submit = async (event: SubmitEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      setAnswer(await client.answer(question, model === "" ? {} : { model }))
-    } catch (failure) {
-      setError(describeError(failure))
-    } finally {
-      setBusy(false)
-    }
+    void run(async () => setAnswer(await client.answer(question, model === "" ? {} : { model })))
   }
 
   return html`

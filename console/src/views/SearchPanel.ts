@@ -1,29 +1,20 @@
 /** `POST /v1/memories/query`: the memories that best match a text, with their ranking scores. */
 import type { Match } from "@umo/client"
 import { useState } from "preact/hooks"
-import { describeError, useSession } from "../api/Session.js"
+import { useSession } from "../api/Session.js"
 import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
+import { useRequest } from "../useRequest.js"
 
 export const SearchPanel = () => {
   const { client } = useSession()
   const [query, setQuery] = useState("")
   const [results, setResults] = useState<ReadonlyArray<Match> | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const { busy, error, run } = useRequest()
 
-  const submit = async (event: SubmitEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      const found = await client.ask(query, { limit: 10 })
-      setResults(found)
-    } catch (failure) {
-      setError(describeError(failure))
-    } finally {
-      setBusy(false)
-    }
+    void run(async () => setResults(await client.ask(query, { limit: 10 })))
   }
 
   return html`
