@@ -25,6 +25,7 @@ export default defineConfig({
       "server/test/**/*.test.ts",
       "clients/js/test/**/*.test.ts",
       "examples/test/**/*.test.ts",
+      "bench/test/**/*.test.ts",
       "console/test/**/*.test.ts"
     ],
     testTimeout: 120_000,
