@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { cosineSimilarity } from "@umo/core"
 
 export interface Digest {
   readonly count: number
@@ -118,18 +119,6 @@ export const compareManifests = (
   return problems
 }
 
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!
-    na += a[i]! * a[i]!
-    nb += b[i]! * b[i]!
-  }
-  return dot / Math.sqrt(na * nb)
-}
-
 /** The least cosine similarity between two systems' vectors of the same probe texts, per pair. */
 export const embeddingAgreement = (
   vectors: Readonly<Record<string, ReadonlyArray<ReadonlyArray<number>>>>
@@ -140,7 +129,7 @@ export const embeddingAgreement = (
     for (const [b, vb] of entries.slice(i + 1)) {
       const n = Math.min(va.length, vb.length)
       let least = va.length === vb.length && n > 0 && va[0]!.length === vb[0]!.length ? 1 : 0
-      for (let j = 0; j < n && least > 0; j++) least = Math.min(least, cosine(va[j]!, vb[j]!))
+      for (let j = 0; j < n && least > 0; j++) least = Math.min(least, cosineSimilarity(va[j]!, vb[j]!))
       pairs.push({ pair: `${a} / ${b}`, min_cosine: Math.round(least * 1e6) / 1e6 })
     }
   return pairs

@@ -103,3 +103,16 @@ export const makeEmbedder = (impl: EmbedderImpl): EmbedderShape => {
   )
   return { model: impl.model, embed }
 }
+
+/** Cosine similarity of two vectors of the same length; 0 when either is all zeros. */
+export const cosineSimilarity = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): number => {
+  let dot = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!
+    na += a[i]! * a[i]!
+    nb += b[i]! * b[i]!
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
+}

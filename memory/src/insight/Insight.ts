@@ -1,5 +1,6 @@
 import {
   canonicalJson,
+  cosineSimilarity,
   Embedder,
   MemoryStore,
   makeDraft,
@@ -9,18 +10,6 @@ import {
 } from "@umo/core"
 import { Effect } from "effect"
 import { storeFailure } from "../Errors.js"
-
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!
-    na += a[i]! * a[i]!
-    nb += b[i]! * b[i]!
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
-}
 
 const mean = (vectors: ReadonlyArray<ReadonlyArray<number>>) =>
   vectors.length === 0
@@ -80,7 +69,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
 
     const match = (accountId: string, a: StoredMemory, b: StoredMemory, threshold: number) =>
       Effect.gen(function* () {
-        const cos = cosine(
+        const cos = cosineSimilarity(
           mean(yield* vectorsOf(accountId, a.umo_id)),
           mean(yield* vectorsOf(accountId, b.umo_id))
         )
@@ -160,7 +149,10 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         }
         if (query !== undefined && query.trim().length > 0) {
           const [q] = yield* embedder.embed([query]).pipe(Effect.orDie)
-          const best = Math.max(0, ...(yield* vectorsOf(accountId, m.umo_id)).map((v) => cosine(v, q!)))
+          const best = Math.max(
+            0,
+            ...(yield* vectorsOf(accountId, m.umo_id)).map((v) => cosineSimilarity(v, q!))
+          )
           const queryWords = new Set(query.toLowerCase().match(/\p{L}{3,}/gu) ?? [])
           const shared = [...new Set(m.content.toLowerCase().match(/\p{L}{3,}/gu) ?? [])].filter((w) =>
             queryWords.has(w)
