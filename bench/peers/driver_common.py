@@ -139,3 +139,11 @@ def serve(handlers: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]]) -> No
             answer = {"id": request.get("id"), "ok": False, "error": f"{type(error).__name__}: {error}"}
         protocol.write(json.dumps(answer) + "\n")
     protocol.close()
+
+
+COMMANDS = ("init", "warm", "add", "search", "embed", "stats", "manifest")
+
+
+def serve_driver(driver: Any) -> None:
+    """Serves a driver object: each command of the protocol is the driver's method of that name."""
+    serve({name: getattr(driver, name) for name in COMMANDS})

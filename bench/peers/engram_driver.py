@@ -112,15 +112,4 @@ class EngramDriver:
 
 
 if __name__ == "__main__":
-    driver = EngramDriver()
-    common.serve(
-        {
-            "init": driver.init,
-            "warm": driver.warm,
-            "add": driver.add,
-            "search": driver.search,
-            "embed": driver.embed,
-            "stats": driver.stats,
-            "manifest": driver.manifest,
-        }
-    )
+    common.serve_driver(EngramDriver())

@@ -159,15 +159,4 @@ class Mem0Driver:
 
 
 if __name__ == "__main__":
-    driver = Mem0Driver()
-    common.serve(
-        {
-            "init": driver.init,
-            "warm": driver.warm,
-            "add": driver.add,
-            "search": driver.search,
-            "embed": driver.embed,
-            "stats": driver.stats,
-            "manifest": driver.manifest,
-        }
-    )
+    common.serve_driver(Mem0Driver())
