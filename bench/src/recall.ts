@@ -31,7 +31,7 @@ import { barChart } from "./support/Chart.js"
 import { argument, progress, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
-import { percentile, round1 } from "./support/Stats.js"
+import { p50p95, round1 } from "./support/Stats.js"
 
 const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
 
@@ -148,7 +148,6 @@ const runEmbedder = async (embedder: EmbedderRun) => {
       })
       if (i % 20 === 0) progress(`${embedder.id}: searched ${i + 1}/${questions.length}`)
     }
-    latencies.sort((a, b) => a - b)
     // The ranked turns per question, for studying a ranking change offline (a reranker, say).
     const dump = argument("dump-ranked")
     if (dump) {
@@ -173,7 +172,7 @@ const runEmbedder = async (embedder: EmbedderRun) => {
         seconds: round1(ingestSeconds),
         per_second: round1(diaOf.size / ingestSeconds)
       },
-      latency_ms: { p50: round1(percentile(latencies, 0.5)), p95: round1(percentile(latencies, 0.95)) },
+      latency_ms: p50p95(latencies),
       retrieval: byCategory(ranked),
       answers
     }
@@ -211,10 +210,9 @@ const answerQuality = async (
     f1: round1((100 * subset.reduce((s, r) => s + r.f1, 0)) / Math.max(1, subset.length)),
     contains_gold: round1((100 * subset.filter((r) => r.contains).length) / Math.max(1, subset.length))
   })
-  const sorted = [...latencies].sort((a, b) => a - b)
   return {
     model,
-    latency_ms: { p50: round1(percentile(sorted, 0.5)), p95: round1(percentile(sorted, 0.95)) },
+    latency_ms: p50p95(latencies),
     // Calibration: how often a sure answer holds the gold one, against an unsure one.
     calibration: {
       "confidence >= 0.8": summary(rows.filter((r) => r.confidence >= 0.8)),

@@ -7,7 +7,7 @@
 import { categoryNames, dataDir, load, memoryText, turnTime } from "../recall/LoCoMo.js"
 import type { RankedQuestion } from "../recall/Metrics.js"
 import { seeded } from "../support/Corpus.js"
-import { percentile, round1 } from "../support/Stats.js"
+import { p50p95, round1 } from "../support/Stats.js"
 import { type Digest, Recorder } from "./Manifest.js"
 import type { Item, SystemUnderTest, Usage } from "./Systems.js"
 
@@ -122,9 +122,13 @@ export const expectedDigests = (
   return recorder.digests()
 }
 
-const latency = (samples: Array<number>) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return { p50: round1(percentile(sorted, 0.5)), p95: round1(percentile(sorted, 0.95)) }
+/** Stores one batch and times it; a system that stores fewer than it was given fails the run. */
+const timedAdd = async (system: SystemUnderTest, space: string, batch: ReadonlyArray<Item>) => {
+  const started = performance.now()
+  const ids = await system.add(space, batch)
+  const ms = performance.now() - started
+  if (ids.length !== batch.length) throw new Error(`${system.id} stored ${ids.length} of ${batch.length}`)
+  return { ids, ms }
 }
 
 export interface RecallRun {
@@ -145,10 +149,8 @@ export const feedRecall = async (
   for (const { space, items } of workload.spaces) {
     for (let i = 0; i < items.length; i += batchSize) {
       const batch = items.slice(i, i + batchSize)
-      const started = performance.now()
-      const ids = await system.add(space, batch)
-      captureMs += performance.now() - started
-      if (ids.length !== batch.length) throw new Error(`${system.id} stored ${ids.length} of ${batch.length}`)
+      const { ids, ms } = await timedAdd(system, space, batch)
+      captureMs += ms
       for (const [j, id] of ids.entries()) keyOf.set(`${space}\u0000${id}`, batch[j]!.key)
       captured += batch.length
       progress(`${system.id}: captured ${captured} memories`)
@@ -171,7 +173,7 @@ export const feedRecall = async (
   return {
     ranked,
     capture: { memories: captured, seconds: round1(seconds), per_second: round1(captured / seconds) },
-    search_ms: latency(latencies),
+    search_ms: p50p95(latencies),
     usage: await system.usage()
   }
 }
@@ -196,10 +198,7 @@ export const feedScale = async (
     const from = stored
     for (let i = stored; i < size; i += batchSize) {
       const batch = workload.items.slice(i, Math.min(size, i + batchSize))
-      const started = performance.now()
-      const ids = await system.add(workload.space, batch)
-      ms += performance.now() - started
-      if (ids.length !== batch.length) throw new Error(`${system.id} stored ${ids.length} of ${batch.length}`)
+      ms += (await timedAdd(system, workload.space, batch)).ms
       stored += batch.length
       progress(`${system.id}: ${stored}/${size} memories`)
     }
@@ -213,7 +212,7 @@ export const feedScale = async (
     points.push({
       size,
       capture_per_second: round1((stored - from) / (ms / 1000)),
-      search_ms: latency(latencies),
+      search_ms: p50p95(latencies),
       usage: await system.usage()
     })
   }
