@@ -1,12 +1,16 @@
 import { OpenApi } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
 
-/** The routes served beside the API's own: its document, its documentation page, MCP, the console. */
+/**
+ * The routes served beside the API's own: its document, its documentation page, MCP, the console
+ * (`/**`: any path below, as the console's files and the app's own paths are).
+ */
 const servedBeside: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["/openapi.json", ["GET"]],
   ["/docs", ["GET"]],
   ["/mcp", ["POST"]],
-  ["/console", ["GET"]]
+  ["/console", ["GET"]],
+  ["/console/**", ["GET"]]
 ]
 
 const routes = [
@@ -16,8 +20,13 @@ const routes = [
   ...servedBeside
 ].map(([path, methods]) => ({
   // `{id}` matches one path segment, as the router's `:id` does.
-  pattern: new RegExp(`^${path.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
-  literal: !path.includes("{"),
+  pattern: new RegExp(
+    `^${path
+      .replace(/[.]/g, "\\.")
+      .replace(/\{[^}]+\}/g, "[^/]+")
+      .replace(/\/\*\*$/, "/.+")}/?$`
+  ),
+  literal: !path.includes("{") && !path.endsWith("/**"),
   // The platform answers HEAD wherever it answers GET.
   methods: methods.includes("GET") ? [...methods, "HEAD"] : [...methods]
 }))

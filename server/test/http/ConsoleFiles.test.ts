@@ -39,13 +39,13 @@ interface Answer {
   readonly body: string
 }
 
-/** A GET with the path sent exactly as written: `fetch` and URL would resolve `..` before sending. */
-const rawGet = (path: string) =>
+/** A request with the path sent exactly as written: `fetch` and URL would resolve `..` before sending. */
+const rawRequest = (path: string, method = "GET") =>
   Effect.gen(function* () {
     const server = yield* HttpServer.HttpServer
     const port = Number(new URL(HttpServer.formatAddress(server.address)).port)
     return yield* Effect.callback<Answer, Error>((resume) => {
-      const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
+      const req = request({ host: "127.0.0.1", port, path, method }, (res) => {
         let body = ""
         res.setEncoding("utf8")
         res.on("data", (chunk: string) => {
@@ -65,7 +65,7 @@ describe("GET /console", () => {
     it.effect("serves index.html at /console with a strict CSP and no caching", () =>
       Effect.gen(function* () {
         for (const path of ["/console", "/console/"]) {
-          const answer = yield* rawGet(path)
+          const answer = yield* rawRequest(path)
           expect(answer.status).toBe(200)
           expect(answer.headers["content-type"]).toBe("text/html; charset=utf-8")
           expect(answer.headers["cache-control"]).toBe("no-cache")
@@ -90,7 +90,7 @@ describe("GET /console", () => {
           "/console/memories/0190a1b2-c3d4",
           "/console/chain?before=3"
         ]) {
-          const answer = yield* rawGet(path)
+          const answer = yield* rawRequest(path)
           expect(answer.status, path).toBe(200)
           expect(answer.headers["content-type"]).toBe("text/html; charset=utf-8")
           expect(answer.body).toContain("console index")
@@ -100,24 +100,40 @@ describe("GET /console", () => {
 
     it.effect("serves assets with their content types; hashed ones are cached for good", () =>
       Effect.gen(function* () {
-        const script = yield* rawGet("/console/assets/index-Ab12Cd.js")
+        const script = yield* rawRequest("/console/assets/index-Ab12Cd.js")
         expect(script.status).toBe(200)
         expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8")
         expect(script.headers["cache-control"]).toBe("public, max-age=31536000, immutable")
         expect(script.body).toBe("console.log('app')")
         expect(script.headers["content-security-policy"]).toBe(ConsoleFiles.contentSecurityPolicy)
-        const style = yield* rawGet("/console/assets/index-Ef34Gh.css")
+        const style = yield* rawRequest("/console/assets/index-Ef34Gh.css")
         expect(style.headers["content-type"]).toBe("text/css; charset=utf-8")
-        const icon = yield* rawGet("/console/favicon.svg")
+        const icon = yield* rawRequest("/console/favicon.svg")
         expect(icon.headers["content-type"]).toBe("image/svg+xml")
         expect(icon.headers["cache-control"]).toBe("no-cache")
+      })
+    )
+
+    it.effect("answers other methods anywhere under /console with 405 and Allow", () =>
+      Effect.gen(function* () {
+        for (const [method, path] of [
+          ["POST", "/console"],
+          ["POST", "/console/memories"],
+          ["PUT", "/console/assets/index-Ab12Cd.js"],
+          ["DELETE", "/console/chain?before=3"]
+        ] as const) {
+          const answer = yield* rawRequest(path, method)
+          expect(answer.status, `${method} ${path}`).toBe(405)
+          expect(answer.headers.allow).toBe("GET, HEAD")
+          expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringContaining("GET") })
+        }
       })
     )
 
     it.effect("answers a missing asset with 404 {detail}, not index.html", () =>
       Effect.gen(function* () {
         for (const path of ["/console/assets/index-Zz99.js", "/console/robots.txt"]) {
-          const answer = yield* rawGet(path)
+          const answer = yield* rawRequest(path)
           expect(answer.status, path).toBe(404)
           expect(answer.headers["content-type"]).toContain("application/json")
           expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringContaining("no file") })
@@ -138,7 +154,7 @@ describe("GET /console", () => {
           "/console/%E0%A4%A.js",
           "/console/.env"
         ]) {
-          const answer = yield* rawGet(path)
+          const answer = yield* rawRequest(path)
           expect(answer.status, path).toBeGreaterThanOrEqual(400)
           expect(answer.status, path).toBeLessThan(500)
           expect(answer.body, path).not.toContain("TOP-SECRET")
@@ -152,7 +168,7 @@ describe("GET /console", () => {
     it.effect("answers 503 {detail} saying to build when the build is missing", () =>
       Effect.gen(function* () {
         for (const path of ["/console", "/console/memories", "/console/assets/index-Ab12Cd.js"]) {
-          const answer = yield* rawGet(path)
+          const answer = yield* rawRequest(path)
           expect(answer.status, path).toBe(503)
           expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringContaining("npm run build") })
         }
