@@ -10,25 +10,26 @@
  *   npm run bench:peers -- --scale-50k     # adds 50k to the scale run
  *   npm run bench:peers -- --systems umo,engram --no-scale --conversations conv-26
  *
- * A full run writes bench/results/peers.json, peers.svg, peers-scale.svg and bench/peers.md; a quick
- * or partial run writes bench/results/peers-quick.{json,svg,md} (git-ignored) and prints. Before it
+ *   npm run bench:peers -- --from-results bench/results/peers.json   # re-render, run nothing
+ *
+ * A full run writes bench/results/peers.json, peers.svg, peers-scale.svg, bench/peers.md and the
+ * README's head-to-head block; a quick or partial run writes bench/results/peers-quick.{json,svg,md}
+ * (git-ignored) and prints (peers/Publish.ts). Before it
  * reports, it checks that every system was given the same memories and queries and used the same
  * embedder (Manifest.ts), and refuses to report otherwise.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { agreementFloor, compareManifests, embeddingAgreement, type Manifest } from "./peers/Manifest.js"
 import { peerScores } from "./peers/Metrics.js"
+import { publish } from "./peers/Publish.js"
 import {
   categoryTable,
   type FairnessPhase,
   type PeersResults,
-  pageText,
-  recallChart,
   recallTable,
   type SystemResult,
-  scaleChart,
   scaleTable
 } from "./peers/Report.js"
 import {
@@ -50,6 +51,13 @@ import {
 } from "./peers/Workload.js"
 import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
+
+const fromResults = argument("from-results")
+if (fromResults !== undefined) {
+  const saved = JSON.parse(readFileSync(fromResults, "utf8")) as PeersResults
+  console.log(`wrote ${publish(root, saved, { writeJson: false }).join(", ")}`)
+  process.exit(0)
+}
 
 const allSystems = ["umo", "mem0", "engram"] as const
 const chosen = (argument("systems")?.split(",") ?? [...allSystems]).filter((s) =>
@@ -206,34 +214,5 @@ const output: PeersResults = {
   systems,
   fairness
 }
-const tables = {
-  recall: recallTable(systems),
-  categories: categoryTable(systems),
-  scale: scaleTable(systems)
-}
-console.log(`\n${tables.recall}\n\n${tables.categories}\n\n${tables.scale}`)
-
-const out = join(root, "bench", "results")
-mkdirSync(out, { recursive: true })
-const name = partial ? "peers-quick" : "peers"
-writeFileSync(join(out, `${name}.json`), `${JSON.stringify(output, null, 2)}\n`)
-if (withRecall)
-  writeFileSync(
-    join(out, `${name}.svg`),
-    recallChart(systems, `LoCoMo, ${output.data.questions} questions, same memories and embedder`)
-  )
-if (withScale)
-  writeFileSync(
-    join(out, `${name}-scale.svg`),
-    scaleChart(systems, "One account growing: search latency and capture")
-  )
-const page = pageText(output, tables)
-if (partial) {
-  writeFileSync(join(out, "peers-quick.md"), page)
-  console.log(
-    `wrote bench/results/${name}.json, its charts and bench/results/peers-quick.md (a quick or partial run)`
-  )
-} else {
-  writeFileSync(join(root, "bench", "peers.md"), page)
-  console.log(`wrote bench/results/peers.json, peers.svg, peers-scale.svg and bench/peers.md`)
-}
+console.log(`\n${recallTable(systems)}\n\n${categoryTable(systems)}\n\n${scaleTable(systems)}`)
+console.log(`wrote ${publish(root, output, { writeJson: true }).join(", ")}`)
