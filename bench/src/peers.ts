@@ -11,6 +11,7 @@
  *   npm run bench:peers -- --systems umo,engram --no-scale --conversations conv-26
  *
  *   npm run bench:peers -- --from-results bench/results/peers.json   # re-render, run nothing
+ *   npm run bench:peers -- --recall-from bench/results/peers.json    # keep its LoCoMo part, run scale again
  *
  * A full run writes bench/results/peers.json, peers.svg, peers-scale.svg, bench/peers.md and the
  * README's head-to-head block; a quick or partial run writes bench/results/peers-quick.{json,svg,md}
@@ -66,7 +67,11 @@ const chosen = (argument("systems")?.split(",") ?? [...allSystems]).filter((s) =
 const conversationsArg = argument("conversations")?.split(",")
 const questionEvery = Number(argument("question-every") ?? (quick ? 2 : 1))
 const withScale = !process.argv.includes("--no-scale")
-const withRecall = !process.argv.includes("--no-recall")
+// The LoCoMo part of an earlier full run, kept as it was while the scale part runs again.
+const recallFrom = argument("recall-from")
+const savedRecall =
+  recallFrom === undefined ? undefined : (JSON.parse(readFileSync(recallFrom, "utf8")) as PeersResults)
+const withRecall = !process.argv.includes("--no-recall") && savedRecall === undefined
 const sizes =
   argument("sizes")?.split(",").map(Number) ??
   (quick ? [200, 500] : [1_000, 10_000, ...(process.argv.includes("--scale-50k") ? [50_000] : [])])
@@ -77,7 +82,7 @@ const partial =
   conversationsArg !== undefined ||
   questionEvery !== 1 ||
   !withScale ||
-  !withRecall ||
+  (!withRecall && savedRecall === undefined) ||
   argument("sizes") !== undefined
 
 const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
@@ -141,7 +146,7 @@ const probeTexts = (workload: RecallWorkload | ScaleWorkload) =>
         ...workload.spaces[0]!.items.slice(0, 6).map((i) => i.text),
         ...workload.questions.slice(0, 6).map((q) => q.question)
       ]
-    : [...workload.items.slice(0, 6).map((i) => i.text), ...workload.queries.slice(0, 6)]
+    : [...workload.items.slice(0, 6).map((i) => i.text), ...workload.queries[0]!.slice(0, 6)]
 
 const results = new Map<string, { -readonly [K in keyof SystemResult]: SystemResult[K] }>()
 const fairness: { recall?: FairnessPhase; scale?: FairnessPhase } = {}
@@ -197,9 +202,25 @@ const recall = recallWorkload(root, {
   ...(conversationsArg ? { conversations: conversationsArg } : quick ? { conversations: ["conv-30"] } : {}),
   questionEvery
 })
+if (savedRecall) {
+  const missing = chosen.filter((id) => !savedRecall.systems.some((s) => s.id === id && s.recall))
+  if (savedRecall.quick || !savedRecall.fairness.recall || missing.length > 0) {
+    console.error(
+      `bench:peers: --recall-from needs a full run's results with every system's LoCoMo part (${recallFrom})`
+    )
+    process.exit(1)
+  }
+}
 if (withRecall) await runPhase(recall)
 if (withScale) await runPhase(scaleWorkload(root, sizes, scaleQueries))
 
+if (savedRecall) {
+  for (const saved of savedRecall.systems) {
+    const entry = results.get(saved.id)
+    if (entry && saved.recall) entry.recall = saved.recall
+  }
+  fairness.recall = savedRecall.fairness.recall!
+}
 const systems = chosen.map((id) => results.get(id)!).filter(Boolean)
 const output: PeersResults = {
   benchmark: "UMO, Mem0 and Engram on LoCoMo and at scale (bench:peers)",
@@ -211,6 +232,7 @@ const output: PeersResults = {
     questions: recall.questions.length
   },
   sizes: withScale ? sizes : [],
+  ...(savedRecall ? { recall_from: { file: recallFrom!, date: savedRecall.machine.date } } : {}),
   systems,
   fairness
 }

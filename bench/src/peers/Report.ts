@@ -38,6 +38,8 @@ export interface PeersResults {
     readonly questions: number
   }
   readonly sizes: ReadonlyArray<number>
+  /** Set when the LoCoMo part was kept from an earlier full run (`--recall-from`). */
+  readonly recall_from?: { readonly file: string; readonly date: string }
   readonly systems: ReadonlyArray<SystemResult>
   readonly fairness: Fairness
 }
@@ -207,6 +209,10 @@ export const publishedFigures = `| project | figure | metric and set-up | source
 
 None of these is the metric measured here, except Engram's session R@5, and it was measured with another embedder, a reranker, other documents and twice the conversations. Mem0's figures score answers written and judged by an LLM after LLM extraction; with \`infer=False\` and no LLM there is nothing here to set beside them, so the table above gives them only for reference.`
 
+/** How many queries each size of the scale run asked (the manifest counts them all). */
+const scaleQueriesEach = (results: PeersResults) =>
+  (results.fairness.scale?.expected.queries.count ?? 0) / Math.max(1, results.sizes.length)
+
 export const pageText = (
   results: PeersResults,
   tables: { recall: string; categories: string; scale: string }
@@ -278,7 +284,13 @@ searches; disk: the database's size (UMO, Mem0) plus local files (Mem0's history
 FAISS and SQLite files).
 
 ${tables.recall}
-
+${
+  results.recall_from
+    ? `
+These LoCoMo figures come from the full run of ${results.recall_from.date} on this machine, kept (\`--recall-from\`) while the scale part below was run again.
+`
+    : ""
+}
 Per category:
 
 ${tables.categories}
@@ -287,7 +299,9 @@ ${tables.categories}
 
 The account grows through the sizes; its memories join two LoCoMo turns each (distinct texts, at
 most 950 characters, seeded draws as bench:search builds its corpus), all embedded for real by each
-system. Capture is the rate while growing to that size; search is ${"the same LoCoMo questions (limit 10)"} at each size.
+system. Capture is the rate while growing to that size; search is ${scaleQueriesEach(results)} LoCoMo questions (limit 10) at each
+size, other ones at each size and none asked twice, so that no system answers from a cache of query
+vectors (UMO keeps one).
 
 ![scale](results/peers-scale.svg)
 

@@ -28,13 +28,17 @@ export interface RecallWorkload {
   readonly limit: number
 }
 
-/** One space that grows through `sizes`; at each size the same queries (limit 10). */
+/**
+ * One space that grows through `sizes`; at each size its own queries (limit 10), `queries[k]` at
+ * `sizes[k]`. No query is asked twice: a system that keeps the vectors of queries it has seen (UMO
+ * does) would otherwise answer the later sizes without its model, and the curve would show the cache.
+ */
 export interface ScaleWorkload {
   readonly kind: "scale"
   readonly space: string
   readonly items: ReadonlyArray<Item>
   readonly sizes: ReadonlyArray<number>
-  readonly queries: ReadonlyArray<string>
+  readonly queries: ReadonlyArray<ReadonlyArray<string>>
   readonly limit: number
 }
 
@@ -67,7 +71,8 @@ export const recallWorkload = (
 
 /**
  * Memories for the scale runs: two LoCoMo turns joined (seeded draws, as bench:search builds its
- * corpus), each text distinct, at most 950 characters; queries are LoCoMo questions.
+ * corpus), each text distinct, at most 950 characters; queries are distinct LoCoMo questions,
+ * `queryCount` for each size (seeded draws without replacement).
  */
 export const scaleWorkload = (
   root: string,
@@ -88,16 +93,24 @@ export const scaleWorkload = (
     seen.add(text)
     items.push({ key: `m${items.length}`, text })
   }
+  const distinct = [...new Set(questions.map((q) => q.question))]
+  const wanted = queryCount * sizes.length
+  if (wanted > distinct.length)
+    throw new Error(
+      `bench:peers: ${sizes.length} sizes × ${queryCount} queries needs ${wanted} distinct questions; LoCoMo has ${distinct.length}`
+    )
+  // A seeded Fisher–Yates shuffle: the first `wanted` are a draw without replacement.
   const pick = seeded(11)
+  for (let i = distinct.length - 1; i > 0; i--) {
+    const j = Math.floor(pick() * (i + 1))
+    ;[distinct[i], distinct[j]] = [distinct[j]!, distinct[i]!]
+  }
   return {
     kind: "scale",
     space: "scale",
     items,
     sizes: [...sizes].sort((x, y) => x - y),
-    queries: Array.from(
-      { length: queryCount },
-      () => questions[Math.floor(pick() * questions.length)]!.question
-    ),
+    queries: sizes.map((_, k) => distinct.slice(k * queryCount, (k + 1) * queryCount)),
     limit: 10
   }
 }
@@ -113,11 +126,11 @@ export const expectedDigests = (
     for (const q of workload.questions) recorder.query(q.space, q.question, workload.limit)
   } else {
     let stored = 0
-    for (const size of workload.sizes) {
+    workload.sizes.forEach((size, k) => {
       for (const item of workload.items.slice(stored, size)) recorder.memory(workload.space, item.text)
       stored = size
-      for (const query of workload.queries) recorder.query(workload.space, query, workload.limit)
-    }
+      for (const query of workload.queries[k]!) recorder.query(workload.space, query, workload.limit)
+    })
   }
   return recorder.digests()
 }
@@ -193,7 +206,7 @@ export const feedScale = async (
 ): Promise<Array<ScalePoint>> => {
   const points: Array<ScalePoint> = []
   let stored = 0
-  for (const size of workload.sizes) {
+  for (const [k, size] of workload.sizes.entries()) {
     let ms = 0
     const from = stored
     for (let i = stored; i < size; i += batchSize) {
@@ -203,7 +216,7 @@ export const feedScale = async (
       progress(`${system.id}: ${stored}/${size} memories`)
     }
     const latencies: Array<number> = []
-    for (const query of workload.queries) {
+    for (const query of workload.queries[k]!) {
       const started = performance.now()
       await system.search(workload.space, query, workload.limit)
       latencies.push(performance.now() - started)

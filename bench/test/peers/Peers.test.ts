@@ -16,10 +16,12 @@ import {
   feedRecall,
   feedScale,
   type RecallWorkload,
-  type ScaleWorkload
+  type ScaleWorkload,
+  scaleWorkload
 } from "../../src/peers/Workload.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
+const root = join(here, "..", "..", "..")
 const fakePeer = join(here, "fake-peer.mjs")
 
 const embedder = {
@@ -70,7 +72,10 @@ const scale: ScaleWorkload = {
   space: "scale",
   items: items("scale", 250),
   sizes: [120, 250],
-  queries: ["q one", "q two"],
+  queries: [
+    ["q one", "q two"],
+    ["q three", "q four"]
+  ],
   limit: 10
 }
 
@@ -157,9 +162,26 @@ describe("bench:peers feeding and manifests", () => {
       expect(points.map((p) => p.size)).toEqual([120, 250])
       expect(compareManifests(expectedDigests(scale), { one: await system.manifest() })).toEqual([])
       expect(expectedDigests(scale).queries.count).toBe(4)
+      // Each size's own queries: the manifest of a feed that asked the first size's again differs.
+      const repeated = expectedDigests({ ...scale, queries: [scale.queries[0]!, scale.queries[0]!] })
+      expect(repeated.queries.sha256).not.toBe(expectedDigests(scale).queries.sha256)
     } finally {
       await system.close()
     }
+  })
+
+  it("builds the scale workload with distinct memories and no query asked twice", () => {
+    const sizes = [1_000, 300, 2_000]
+    const workload = scaleWorkload(root, sizes, 150)
+    expect(workload.sizes).toEqual([300, 1_000, 2_000])
+    expect(workload.items).toHaveLength(2_000)
+    expect(new Set(workload.items.map((i) => i.text)).size).toBe(2_000)
+    expect(workload.items.every((i) => i.text.length <= 950)).toBe(true)
+    expect(workload.queries.map((q) => q.length)).toEqual([150, 150, 150])
+    expect(new Set(workload.queries.flat()).size).toBe(450)
+    // Seeded: the same run asks the same questions.
+    expect(scaleWorkload(root, sizes, 150).queries).toEqual(workload.queries)
+    expect(() => scaleWorkload(root, sizes, 10_000)).toThrow(/distinct questions/)
   })
 
   it("checks embedding agreement pair by pair", () => {
