@@ -1,5 +1,5 @@
 /** The tables, charts and results page of bench:peers (bench/peers.md after a full run). */
-import { barChart } from "../support/Chart.js"
+import { barChart, palette, xmlText } from "../support/Chart.js"
 import type { machine } from "../support/Machine.js"
 import type { PeerByCategory } from "./Metrics.js"
 import { categoryNames, type RecallRun, type ScalePoint } from "./Workload.js"
@@ -97,14 +97,12 @@ export const fairnessTable = (fairness: Fairness) =>
     })
     .join("\n\n")
 
-const palette = ["#3b82f6", "#10b981", "#f59e0b", "#ef4444"]
-const xml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-
 /** Two panels side by side: search latency (p50 solid, p95 dashed) and capture rate, against size. */
 export const scaleChart = (systems: ReadonlyArray<SystemResult>, title: string): string => {
-  const width = 900
-  const height = 380
   const panelW = 380
+  // Both panels, the gap between them and room for the last size's label on the right.
+  const width = 60 + panelW + 80 + panelW + 50
+  const height = 380
   const top = 56
   const plotH = 240
   const sizes = [...new Set(systems.flatMap((s) => (s.scale ?? []).map((p) => p.size)))].sort((a, b) => a - b)
@@ -125,12 +123,12 @@ export const scaleChart = (systems: ReadonlyArray<SystemResult>, title: string):
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">${xml(title)}</text>`
+    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">${xmlText(title)}</text>`
   ]
   panels.forEach((panel, i) => {
     const left = x0s[i]!
     parts.push(
-      `<text x="${left + panelW / 2}" y="${top - 10}" text-anchor="middle" fill="#374151">${xml(panel.title)}</text>`,
+      `<text x="${left + panelW / 2}" y="${top - 10}" text-anchor="middle" fill="#374151">${xmlText(panel.title)}</text>`,
       `<line x1="${left}" x2="${left + panelW}" y1="${top + plotH}" y2="${top + plotH}" stroke="#9ca3af"/>`,
       `<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#9ca3af"/>`
     )
@@ -175,7 +173,7 @@ export const scaleChart = (systems: ReadonlyArray<SystemResult>, title: string):
     const lx = 60 + k * 200
     parts.push(
       `<rect x="${lx}" y="${height - 24}" width="12" height="12" fill="${palette[k % palette.length]}"/>`,
-      `<text x="${lx + 17}" y="${height - 14}">${xml(s.label)}</text>`
+      `<text x="${lx + 17}" y="${height - 14}">${xmlText(s.label)}</text>`
     )
   })
   parts.push("</svg>")

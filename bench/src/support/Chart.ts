@@ -11,8 +11,10 @@ export interface BarChart {
   readonly reference?: { readonly value: number; readonly label: string }
 }
 
-const palette = ["#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6"]
-const xmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+/** Series colours, in order: every chart gives its n-th series the same colour. */
+export const palette = ["#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6"]
+export const xmlText = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 export const barChart = (chart: BarChart): string => {
   const width = 760
