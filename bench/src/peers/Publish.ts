@@ -30,7 +30,7 @@ export const headToHead = (results: PeersResults) => {
     .filter((v) => v !== undefined)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ")
-  return `UMO beside Mem0 open source and Engram, in one run (\`npm run bench:peers\`): the same
+  return `UMO beside Mem0 open source and Engram, measured together by \`npm run bench:peers\`: the same
 ${results.data.memories} LoCoMo memories (one per dialogue turn, the same text), the same ${results.data.questions} questions as
 queries (limit 50), the same embedder (all-mpnet-base-v2, fp32, from the same PyPI packages), UMO and
 Mem0 on the same PostgreSQL, no language model anywhere; ${m.cores} cores (${m.cpu}), ${m.date}.

@@ -228,7 +228,7 @@ Written by \`npm run bench:peers\` (bench/src/peers.ts); do not edit by hand. Ma
 [\`results/peers.json\`](results/peers.json), charts [\`results/peers.svg\`](results/peers.svg) and
 [\`results/peers-scale.svg\`](results/peers-scale.svg).
 
-One run, one machine, no language model anywhere. The three systems get the same memories (each
+${results.recall_from ? "One machine" : "One run, one machine"}, no language model anywhere. The three systems get the same memories (each
 LoCoMo turn as one memory, the same text: \`"<speaker>: <text>"\`, plus \` [shares <caption>]\`), in
 the same order, in batches of 100, and the same questions as queries, one at a time; this process
 times every call. They use the same embedder: sentence-transformers/all-mpnet-base-v2 at fp32, from
