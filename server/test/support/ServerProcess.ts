@@ -97,7 +97,10 @@ export const startServer = async (
   const deadline = Date.now() + 180_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`)
-    const healthy = await fetch(`${baseUrl}/health`).then(
+    // A bounded probe: an answer that never comes (a port another test's process took between
+    // freePort and the bind, a process stuck in its teardown) must not stall the loop, which
+    // is what notices that the server exited.
+    const healthy = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) }).then(
       (r) => r.ok,
       () => false
     )
