@@ -11,18 +11,16 @@
  *   npm run bench:search -- --data-dir DIR             # keep the PGlite data in DIR: a later run reuses it
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:search   # PostgreSQL too (a fresh database)
  *
- * The corpus is synthetic but made of real embeddings: every LoCoMo turn is embedded once with the
- * server's embedder (cached in .cache/bench), and memory i joins two turns drawn with a seeded
- * generator — its text is theirs, its vector the normalised sum of theirs. Memories go through
- * the real pipeline (NLP, hashes) and the real store (signed chain), with that embedder standing
- * in for the model; queries are LoCoMo questions, embedded by the real model in the server.
+ * The corpus is synthetic but made of real embeddings, loaded straight through the pipeline and
+ * the store (`support/ScaleCorpus`); queries are LoCoMo questions, embedded by the real model in
+ * the server.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { AccountStore, Embedder, MemorySearch, MemoryStore, makeEmbedder, Pipeline } from "@umo/core"
-import { Database, defaultPlugins, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect, Fiber, Layer } from "effect"
+import { join } from "node:path"
+import { AccountStore, type Embedder, MemorySearch, MemoryStore, Pipeline } from "@umo/core"
+import { Database, defaultPlugins } from "@umo/plugins"
+import { Effect, type Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeSearch } from "../../plugins/src/storage/SqlMemorySearch.js"
 import { startServer } from "../../server/test/support/ServerProcess.js"
@@ -34,6 +32,7 @@ import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
 import { rawEmbedder } from "./support/RawEmbedder.js"
 import { publishResults, resultsFile } from "./support/Results.js"
+import * as ScaleCorpus from "./support/ScaleCorpus.js"
 import { percentile, round1 } from "./support/Stats.js"
 
 const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_000, 10_000, 100_000])).sort(
@@ -46,9 +45,6 @@ const capturedPerSize = quick ? 100 : 300
 const apiKey = `umo_bench-search-${"0".repeat(24)}`
 
 const { turns: allTurns, questions } = load(dataDir(root))
-// Quick runs draw from the first 150 turns, so a fresh clone embeds 150 texts, not 2,760.
-const turns = quick ? allTurns.slice(0, 150) : allTurns
-const turnTexts = turns.map(memoryText)
 
 const sampleRandom = seeded(11)
 const sampleQuestions = Array.from(
@@ -56,101 +52,15 @@ const sampleQuestions = Array.from(
   () => questions[Math.floor(sampleRandom() * questions.length)]!.question
 )
 
-/** Every turn embedded once by the server's embedder (cached by model id), and the sample questions. */
-const baseVectors = await Effect.runPromise(
-  Effect.gen(function* () {
-    const embedder = yield* Embedder
-    const cache = join(
-      root,
-      ".cache",
-      "bench",
-      `${embedder.model.id.replace(/\W+/g, "_")}-${turns.length}.json`
-    )
-    if (!existsSync(cache)) {
-      progress(`search: embedding ${turnTexts.length} turns with ${embedder.model.id} (once; cached)`)
-      const vectors = (yield* embedder.embed(turnTexts)).map((v) => Array.from(v, (x) => Math.fround(x)))
-      mkdirSync(dirname(cache), { recursive: true })
-      writeFileSync(cache, JSON.stringify(vectors))
-    }
-    const questionVectors = yield* embedder.embed(sampleQuestions)
-    return {
-      model: embedder.model,
-      vectors: JSON.parse(readFileSync(cache, "utf8")) as Array<Array<number>>,
-      sample: sampleQuestions.map((question, i) => ({ question, vector: questionVectors[i]! }))
-    }
-  }).pipe(Effect.provide(EmbedderChoice.layerConfig))
-)
-const dims = baseVectors.model.dimensions
-
-/** Memory i: two turns drawn by a seeded generator; text and vector from both. */
-const random = seeded(7)
-const corpus: Array<string> = []
-const vectorOf = new Map<string, Float32Array>()
-const synthesize = (count: number) => {
-  while (corpus.length < count) {
-    const a = Math.floor(random() * turns.length)
-    const b = Math.floor(random() * turns.length)
-    const text = `${turnTexts[a]} ${turnTexts[b]}`
-    // One chunk a memory (the embedders cut at 1,000 characters), so each has exactly this vector.
-    if (text.length > 950) continue
-    const vector = new Float32Array(dims)
-    for (let d = 0; d < dims; d++) vector[d] = baseVectors.vectors[a]![d]! + baseVectors.vectors[b]![d]!
-    const norm = Math.hypot(...vector)
-    for (let d = 0; d < dims; d++) vector[d]! /= norm
-    corpus.push(text)
-    vectorOf.set(text, vector)
-  }
-}
-
-/** The real model's id and size, with the corpus's vectors: the server accepts the store it fills. */
-const corpusEmbedder = Layer.succeed(Embedder)(
-  makeEmbedder({
-    model: baseVectors.model,
-    batchSize: 512,
-    embedBatch: (texts) =>
-      Effect.succeed(
-        texts.map((t) => Array.from(vectorOf.get(t) ?? new Float32Array(dims).fill(1 / Math.sqrt(dims))))
-      )
-  })
-)
-
-const storage = (database: Layer.Layer<SqlClient.SqlClient, unknown>) =>
-  StorageStack.layer({
-    database,
-    signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: benchSigningKey() }),
-    embedder: corpusEmbedder
-  })
+const corpus = await ScaleCorpus.make({ root, quick, queries: sampleQuestions })
+const dims = corpus.model.dimensions
 
 /** Adds memories up to `size` to the account, then measures HNSW recall@10 against an exact scan. */
-const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: ReadonlyArray<number> }>) =>
+const grow = (size: number, sample: ReadonlyArray<{ text: string; vector: ReadonlyArray<number> }>) =>
   Effect.gen(function* () {
-    const store = yield* MemoryStore
-    const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench")
-    const pipeline = Pipeline.make(defaultPlugins())
-    // The pipeline (this process) works on the next batch while the database stores the last one,
-    // four memories at a time (they queue for the chain's lock only at its append).
-    let storing: Fiber.Fiber<void> | undefined
     // The corpus is the same every run: an account an earlier run filled (a kept PostgreSQL
     // database) is topped up, not loaded again.
-    const stored = (yield* store.list(account_id, { limit: 1, offset: 0 })).total
-    for (let i = stored; i < size; i += 500) {
-      const end = Math.min(size, i + 500)
-      const texts = corpus.slice(i, end).map((content) => ({ content, source: "bench" }))
-      // Concurrently, so the Embedder answers the batch's texts in few model calls.
-      const umos = yield* Effect.forEach(texts, (text) => pipeline.process(text), {
-        concurrency: "unbounded"
-      }).pipe(Effect.orDie)
-      if (storing) yield* Fiber.join(storing)
-      storing = yield* Effect.forkChild(
-        Effect.andThen(
-          Effect.forEach(umos, (umo) => store.insert(account_id, umo), { discard: true, concurrency: 4 }),
-          Effect.sync(() => {
-            progress(`search: loaded ${end.toLocaleString("en")} memories`)
-          })
-        ).pipe(Effect.orDie)
-      )
-    }
-    if (storing) yield* Fiber.join(storing)
+    const account_id = yield* corpus.load("search-bench", size)
     // Exact neighbours: the same query with index scans switched off (a full scan of the vectors).
     const sql = yield* SqlClient.SqlClient
     const index = yield* MemorySearch
@@ -170,7 +80,7 @@ const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: Re
     const [bytes] = yield* sql<{ size: string }>`SELECT pg_database_size(current_database())::text AS size`
     return {
       hnsw_recall_at_10: Math.round((1000 * found) / (10 * sample.length)) / 1000,
-      small_account_recall_at_10: yield* smallAccountRecall(pipeline, sample),
+      small_account_recall_at_10: yield* smallAccountRecall(Pipeline.make(defaultPlugins()), sample),
       database_mb: Math.round(Number(bytes?.size ?? 0) / 2 ** 20)
     }
   })
@@ -182,13 +92,13 @@ const grow = (size: number, sample: ReadonlyArray<{ question: string; vector: Re
  */
 const smallAccountRecall = (
   pipeline: Pipeline.Pipeline<Embedder>,
-  sample: ReadonlyArray<{ question: string; vector: ReadonlyArray<number> }>
+  sample: ReadonlyArray<{ text: string; vector: ReadonlyArray<number> }>
 ) =>
   Effect.gen(function* () {
     const store = yield* MemoryStore
     const { account_id } = yield* (yield* AccountStore).ensureAccount("search-bench-small")
     const stored = (yield* store.list(account_id, { limit: 1, offset: 0 })).total
-    const texts = corpus.slice(0, 100 - stored).map((content) => ({ content, source: "bench" }))
+    const texts = corpus.texts.slice(0, 100 - stored).map((content) => ({ content, source: "bench" }))
     const umos = yield* Effect.forEach(texts, (text) => pipeline.process(text), { concurrency: "unbounded" })
     for (const umo of umos) yield* store.insert(account_id, umo)
     const sql = yield* SqlClient.SqlClient
@@ -294,10 +204,9 @@ for (const db of databases) {
   mkdirSync(dir, { recursive: true })
   for (const size of sizes) {
     if (db.name === "PGlite" && pgliteSizes && !pgliteSizes.includes(size)) continue
-    synthesize(size)
     const started = performance.now()
     const grown = await Effect.runPromise(
-      grow(size, baseVectors.sample).pipe(Effect.provide(storage(db.database(dir))))
+      grow(size, corpus.queryVectors).pipe(Effect.provide(corpus.storage(db.database(dir))))
     )
     const loadSeconds = round1((performance.now() - started) / 1000)
     progress(`search: ${db.name}, ${size.toLocaleString("en")} memories: querying`)
@@ -376,7 +285,7 @@ const results = {
   benchmark: "search latency at scale",
   machine: machine(),
   quick,
-  embedder: baseVectors.model.id,
+  embedder: corpus.model.id,
   raw_embedder_per_second: raw.per_second,
   queries_per_size: queriesPerSize,
   captured_per_size: captureTexts.length,

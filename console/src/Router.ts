@@ -41,11 +41,11 @@ export const navigate = (href: string) => {
   window.dispatchEvent(new Event(changed))
 }
 
-/** The current route; re-renders on back/forward and on `navigate`. */
-export const useRoute = (): Route => {
-  const [route, setRoute] = useState(() => parseRoute(location.pathname))
+/** A value read from the location, read again on back/forward and on `navigate`. */
+const useLocation = <T>(read: () => T): T => {
+  const [value, setValue] = useState(read)
   useEffect(() => {
-    const update = () => setRoute(parseRoute(location.pathname))
+    const update = () => setValue(read)
     window.addEventListener("popstate", update)
     window.addEventListener(changed, update)
     return () => {
@@ -53,8 +53,14 @@ export const useRoute = (): Route => {
       window.removeEventListener(changed, update)
     }
   }, [])
-  return route
+  return value
 }
+
+/** The current route; re-renders on back/forward and on `navigate`. */
+export const useRoute = (): Route => useLocation(() => parseRoute(location.pathname))
+
+/** The address's query string (`?…`, or ""); re-renders when it changes. */
+export const useSearch = (): string => useLocation(() => location.search)
 
 /**
  * A real link (it opens in a new tab, copies, and works without the router) that navigates in place

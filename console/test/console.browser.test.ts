@@ -1,15 +1,17 @@
 /**
  * The web console in a real browser (Debian's Chromium through playwright-core) against the real
- * server started in-process: the whole tour of ConsoleTour.ts, plus the console's own promises:
+ * server started in-process: the whole tour of ConsoleTour.ts, then the scopes of ScopeTour.ts
+ * (after it, on the same server: its memories belong to no user), plus the console's own promises:
  * no request leaves the server's origin, no CSP violation or page error, and each main view passes
  * an axe-core accessibility audit.
  */
-import type { Browser } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { auditAccessibility, type Violation } from "./support/Accessibility.js"
 import { launchChromium, skipBrowserTests, viewport } from "./support/Chromium.js"
 import { buildConsole, type ConsoleServer, startConsoleServer } from "./support/ConsoleServer.js"
 import { consoleTour } from "./support/ConsoleTour.js"
+import { scopeTour } from "./support/ScopeTour.js"
 
 describe.skipIf(skipBrowserTests)("web console in Chromium", () => {
   let browser: Browser | undefined
@@ -27,7 +29,8 @@ describe.skipIf(skipBrowserTests)("web console in Chromium", () => {
     await server?.stop()
   }, 60_000)
 
-  it("signs in, uploads, lists, searches, asks, verifies, shows the chain and forgets", async () => {
+  /** A fresh page, the problems it reports (errors, CSP violations, requests elsewhere), and an audit per view. */
+  const watchedPage = async () => {
     const context = await browser!.newContext({ viewport })
     const page = await context.newPage()
     const problems: Array<string> = []
@@ -42,12 +45,35 @@ describe.skipIf(skipBrowserTests)("web console in Chromium", () => {
         problems.push(`request outside the origin: ${request.url()}`)
     })
     const violations: Array<Violation> = []
-    const result = await consoleTour(page, server!, async (view) => {
+    const audit = (page: Page) => async (view: string) => {
       violations.push(...(await auditAccessibility(page, view)))
-    })
+    }
+    return { context, page, problems, violations, snap: audit(page) }
+  }
+
+  it("signs in, uploads, lists, searches, asks, verifies, shows the chain and forgets", async () => {
+    const { context, page, problems, violations, snap } = await watchedPage()
+    const result = await consoleTour(page, server!, snap)
     expect(violations).toEqual([])
     expect(result.memoriesListed).toBe(28)
     expect(result.chainEntries).toBeGreaterThanOrEqual(20)
+    expect(problems).toEqual([])
+    await context.close()
+  }, 300_000)
+
+  it("scopes the list, search and ask to a user, shows supersessions and history, and erases a scope", async () => {
+    const { context, page, problems, violations, snap } = await watchedPage()
+    const result = await scopeTour(page, server!, snap)
+    expect(violations).toEqual([])
+    // Ana's two current memories; with the toggle, the one the newer memory superseded too.
+    expect(result.listed).toBe(2)
+    expect(result.listedWithSuperseded).toBe(3)
+    // The superseded memory's history: itself, then the memory that replaced it.
+    expect(result.history).toEqual([result.oldId, result.newId])
+    // The erasure took all three (the superseded one too), and left Ben's two.
+    expect(result.erased).toBe(3)
+    expect(result.anaLeft).toBe(0)
+    expect(result.benLeft).toBe(2)
     expect(problems).toEqual([])
     await context.close()
   }, 300_000)

@@ -60,10 +60,19 @@ const runPlugin =
     )
   }
 
+/** What a UMO carries from its capture's input, not from the plugins: who it belongs to and its tags. */
+const carried = (input: CaptureInput) => ({
+  user_id: input.scope?.user_id ?? null,
+  agent_id: input.scope?.agent_id ?? null,
+  session_id: input.scope?.session_id ?? null,
+  metadata: input.metadata ?? {}
+})
+
 const assemble = (
   draft: Draft,
   versions: ReadonlyArray<PluginVersion>,
-  identity: { readonly umo_id: string; readonly created_at: string }
+  identity: { readonly umo_id: string; readonly created_at: string },
+  input: CaptureInput
 ): Effect.Effect<Umo, PipelineError> => {
   const missing = (
     [
@@ -93,6 +102,7 @@ const assemble = (
     umo_id: identity.umo_id,
     content: draft.content,
     source: draft.source,
+    ...carried(input),
     timestamp: draft.timestamp,
     created_at: identity.created_at,
     content_hash: contentHash(draft.content),
@@ -156,10 +166,12 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       const draft = yield* runDraft(
         makeDraft({ content: input.content, source: input.source ?? null, timestamp })
       )
-      return yield* assemble(draft, versions, {
-        umo_id: makeUmoId(now),
-        created_at: new Date(now).toISOString()
-      })
+      return yield* assemble(
+        draft,
+        versions,
+        { umo_id: makeUmoId(now), created_at: new Date(now).toISOString() },
+        input
+      )
     }).pipe(Effect.withSpan("umo.pipeline.process"))
 
   const reproduceSemanticHash: Pipeline<R>["reproduceSemanticHash"] = (stored) =>
@@ -167,7 +179,12 @@ export const make = <const P extends ReadonlyArray<Plugin<any>>>(
       const draft = yield* runDraft(
         makeDraft({ content: stored.content, source: stored.source, timestamp: stored.timestamp })
       )
-      const umo = yield* assemble(draft, versions, { umo_id: "", created_at: "" })
+      const umo = yield* assemble(
+        draft,
+        versions,
+        { umo_id: "", created_at: "" },
+        { content: stored.content }
+      )
       return umo.semantic_hash
     })
 

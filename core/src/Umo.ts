@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Metadata, type Scope, ScopeFields } from "./Scope.js"
 import { Stage } from "./Stage.js"
 
 const UnitInterval = Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1 })))
@@ -80,6 +81,10 @@ export const Umo = Schema.Struct({
   language: Schema.String,
   quality_score: UnitInterval,
   source: Schema.NullOr(Schema.String),
+  /** The end user, agent and conversation inside the account the memory belongs to (null: none). */
+  ...ScopeFields,
+  /** The caller's own tags: a flat object ({} when none). */
+  metadata: Metadata,
   /** When the content was originally written (ISO 8601, UTC); defaults to the capture time. */
   timestamp: Schema.String,
   created_at: Schema.String,
@@ -98,4 +103,7 @@ export interface CaptureInput {
   readonly source?: string | null | undefined
   /** Original time of the content; defaults to now. */
   readonly timestamp?: Date | undefined
+  /** Who the memory belongs to inside the account; each field null or absent when none. */
+  readonly scope?: Partial<Scope> | undefined
+  readonly metadata?: Metadata | undefined
 }

@@ -55,18 +55,38 @@ export interface ProofToCheck {
   readonly content_hash: string
   readonly semantic_hash: string
   readonly entry: LedgerEntry | null
+  /** The memory that superseded it (null or absent: current). */
+  readonly superseded_by?: string | null | undefined
+  /** The signed supersession entry, which a superseded memory's proof must carry. */
+  readonly supersession?: LedgerEntry | null | undefined
   /** The service's key records, so rotations since the verifier pinned its keys can be followed. */
   readonly rotations?: ReadonlyArray<KeyRotation> | undefined
+}
+
+/** A superseded memory's supersession entry names it and its successor, and is signed by a trusted key. */
+const successionHolds = (proof: ProofToCheck, keys: VerificationKeys) => {
+  const successor = proof.superseded_by ?? null
+  if (successor === null) return true
+  const entry = proof.supersession ?? null
+  return (
+    entry !== null &&
+    entry.kind === "supersede" &&
+    entry.umo_id === proof.umo_id &&
+    entry.superseded_by === successor &&
+    verifyEntry(entry, keys, proof.rotations)
+  )
 }
 
 /**
  * Whether a proof holds up offline: its capture entry names this memory and its content and
  * semantic hashes, is signed by a trusted key and — when `content` (the `content_text` search
- * returns) is given — the content hashes to the recorded value.
+ * returns) is given — the content hashes to the recorded value; a superseded memory's proof also
+ * carries the signed entry naming its successor.
  */
 export const verifyProof = (proof: ProofToCheck, keys: VerificationKeys, content?: string): boolean => {
   const entry = proof.entry
   return (
+    successionHolds(proof, keys) &&
     entry !== null &&
     entry.kind === "capture" &&
     entry.umo_id === proof.umo_id &&
@@ -77,19 +97,44 @@ export const verifyProof = (proof: ProofToCheck, keys: VerificationKeys, content
   )
 }
 
-/** The claims of a receipt: of a capture (a capture returns it) or of a deletion (a forget). */
+/**
+ * The claims of a receipt: of a capture (a capture returns it), of a deletion (a forget), or of an
+ * erasure of many memories (their ids and count; `entry` is the last deletion entry, whose hash
+ * covers the ones before it, from `first_seq`).
+ */
 export interface ReceiptClaims {
-  readonly type: "umo-capture-receipt" | "umo-deletion-receipt"
-  readonly umo_id: string
-  /** Deletion receipts only. */
+  readonly type: "umo-capture-receipt" | "umo-deletion-receipt" | "umo-erasure-receipt"
+  /** Capture and deletion receipts. */
+  readonly umo_id?: string
+  /** Deletion and erasure receipts. */
   readonly deleted_at?: string
+  /** Erasure receipts: the memories erased, in id order, their count and the first entry's seq. */
+  readonly umo_ids?: ReadonlyArray<string>
+  readonly count?: number
+  readonly first_seq?: number
   readonly entry: LedgerEntry
 }
 
 /** The chain entry kind each receipt type must carry. */
 const entryKinds: Readonly<Record<string, string>> = {
   "umo-capture-receipt": "capture",
-  "umo-deletion-receipt": "delete"
+  "umo-deletion-receipt": "delete",
+  "umo-erasure-receipt": "delete"
+}
+
+/** Whether the claims' entry is the one a receipt of their type must carry. */
+export const claimsConsistent = (claims: ReceiptClaims): boolean => {
+  const kind = entryKinds[String(claims.type)]
+  if (kind === undefined || claims.entry?.kind !== kind) return false
+  if (claims.type !== "umo-erasure-receipt") return claims.entry.umo_id === claims.umo_id
+  const ids = claims.umo_ids
+  return (
+    Array.isArray(ids) &&
+    ids.length > 0 &&
+    claims.count === ids.length &&
+    ids.at(-1) === claims.entry.umo_id &&
+    claims.first_seq === claims.entry.seq - ids.length + 1
+  )
 }
 
 /** A JSON object from canonical base64url, or undefined (for anything else, `null` and arrays too). */
@@ -107,7 +152,7 @@ const parseJson = (text: string): Record<string, unknown> | undefined => {
 }
 
 /**
- * Checks a capture or deletion receipt (compact JWS, EdDSA) offline and returns its claims; throws
+ * Checks a capture, deletion or erasure receipt (compact JWS, EdDSA) offline and returns its claims; throws
  * a `VerificationError` when it is malformed, not signed by a trusted key, or not a UMO receipt.
  * `rotations` (e.g. from a fresh JWK Set) lets a key you pinned vouch for its successors.
  */
@@ -132,9 +177,7 @@ export const verifyReceipt = async (
       : [ring.get(String(protectedHeader.kid))].filter((k) => k !== undefined)
   if (!candidates.some((jwk) => verifySignature(`${header}.${payload}`, signature, jwk)))
     throw new VerificationError("the receipt's signature does not match a trusted key")
-  const kind = entryKinds[String(claims.type)]
-  if (kind === undefined || claims.entry?.kind !== kind || claims.entry.umo_id !== claims.umo_id)
-    throw new VerificationError("not a UMO capture or deletion receipt")
+  if (!claimsConsistent(claims)) throw new VerificationError("not a UMO capture, deletion or erasure receipt")
   if (!verifyEntry(claims.entry, ring))
     throw new VerificationError("the chain entry inside the receipt does not verify")
   return claims

@@ -89,7 +89,7 @@ describe("offline verification", () => {
     ).rejects.toThrow(VerificationError)
     await expect(
       verifyReceipt(await receiptOf({ ...claims, umo_id: "019a0000-0000-7000-8000-000000000002" }), jwk)
-    ).rejects.toThrow(/not a UMO capture or deletion receipt/)
+    ).rejects.toThrow(/not a UMO capture, deletion or erasure receipt/)
     await expect(verifyReceipt("a.b", jwk)).rejects.toThrow(/three parts/)
   })
 

@@ -8,6 +8,7 @@
 import {
   AskRequest,
   CaptureRequest,
+  EraseRequest,
   ListRequest,
   type MemoryAccount,
   type MemoryError,
@@ -99,13 +100,18 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       "Save something worth remembering to the user's long-term memory: a fact, preference, event, decision or note. " +
       "Write one self-contained statement with who, what and when (e.g. 'Ana's birthday is 12 March; she likes " +
       "orchids'), not a transcript. Give `timestamp` when the content happened at another time than now, so " +
-      "'yesterday' and 'next week' resolve against it. Returns the new memory's id and a signed receipt.",
+      "'yesterday' and 'next week' resolve against it. Give `user_id` (and `agent_id`, `session_id`) when you serve " +
+      "several people, so each one's memories stay apart, and `metadata` for your own tags. When a fact changed " +
+      "('she moved to Lisbon'), the older memory stating the old value is superseded by itself; name memories it " +
+      "replaces in `supersedes` to say so outright. Returns the new memory's id, what it superseded and a signed receipt.",
     input: CaptureRequest,
     output: Results.Captured,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     call: (memory, args) => memory.capture(args as never),
     text: (r) =>
-      `Captured memory ${r.umo_id} (quality ${r.quality_score.toFixed(2)}, created ${r.created_at}).`
+      `Captured memory ${r.umo_id} (quality ${r.quality_score.toFixed(2)}, created ${r.created_at}).` +
+      (r.supersedes.length > 0 ? ` It supersedes ${r.supersedes.join(", ")}.` : "") +
+      (r.superseded_by === null ? "" : ` A newer memory, ${r.superseded_by}, already supersedes it.`)
   }),
   tool({
     name: "search_memories",
@@ -113,7 +119,9 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     description:
       "Find the user's memories that best match a query (meaning and wording both count), best first, with each " +
       "memory's full text and a relevance score. Use before answering anything that may depend on what the user " +
-      "told you earlier. Narrow by `source` when you captured with one.",
+      "told you earlier. Narrow by `user_id` (and `agent_id`, `session_id`, `source`, `metadata`, `after`, `before`, " +
+      "or a `filters` expression) to one person's memories. Memories a newer one superseded are left out unless " +
+      "`include_superseded`.",
     input: SearchRequest,
     output: Results.SearchResults,
     annotations: reads,
@@ -131,7 +139,9 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     description:
       "Answer a question from the user's memories only, with [n] citations naming the memories each part comes " +
       "from. The answer says so when the memories do not hold it; `confidence` (0 to 1) tells how far to trust it. " +
-      "Prefer this over search when you need one short answer (a name, a date, a number, yes or no).",
+      "Prefer this over search when you need one short answer (a name, a date, a number, yes or no). It answers " +
+      "from what is current; a question about the past ('where did she live before?') also reads superseded memories. " +
+      "Narrow by `user_id` like search.",
     input: AnswerArguments,
     output: Results.AskAnswer,
     annotations: reads,
@@ -161,7 +171,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     title: "List memories",
     description:
       "List the user's memories, newest first, a page at a time (`limit` 1 to 100, `offset` to page on), " +
-      "optionally only those of one `source`. Each item has its id, summary, quality score and creation time.",
+      "optionally narrowed like search (`user_id`, `source`, `metadata`, `filters`, …). Each item has its id, " +
+      "summary, scope, metadata, times and, when a newer memory replaced it, `superseded_by`.",
     input: ListRequest,
     output: Results.ListPage,
     annotations: reads,
@@ -181,6 +192,39 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     call: (memory, args) => Effect.flatMap(idArgument(args), memory.forget),
     text: (r) => `Forgot memory ${r.umo_id} at ${r.deleted_at}. Signed receipt: ${r.receipt}`
+  }),
+  tool({
+    name: "memory_history",
+    title: "A memory's versions",
+    description:
+      "Show how a fact changed: the memory's whole line of versions, oldest first — every memory it superseded " +
+      "and every memory that superseded it — each with its text and times; the last one not superseded is current.",
+    input: ById,
+    output: Results.MemoryHistory,
+    annotations: reads,
+    call: (memory, args) => Effect.flatMap(idArgument(args), memory.history),
+    text: (r) =>
+      listed(
+        r.versions,
+        (v: Results.MemoryHistory["versions"][number]) =>
+          `[${v.umo_id}] ${v.timestamp}${v.superseded_by === null ? " (current)" : ""}: ${v.content_text}`
+      )
+  }),
+  tool({
+    name: "forget_memories",
+    title: "Forget a person's memories",
+    description:
+      "Delete every memory of one end user (`user_id`), agent (`agent_id`) or conversation (`session_id`) for good, " +
+      "superseded versions too — at least one of them is required — optionally narrowed by `source`, `metadata`, " +
+      "`after`, `before` or `filters`. Only when the user asks for it. Returns how many were erased and one signed receipt.",
+    input: EraseRequest,
+    output: Results.ErasureReceipt,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    call: (memory, args) => memory.erase(args as never),
+    text: (r) =>
+      r.forgotten === 0
+        ? "No memories matched: nothing was erased."
+        : `Forgot ${r.forgotten} memories at ${r.deleted_at}. Signed receipt: ${r.receipt}`
   }),
   tool({
     name: "verify_memory",

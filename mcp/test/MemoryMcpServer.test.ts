@@ -58,6 +58,8 @@ describe("MCP server of the memory service", () => {
       "get_memory",
       "list_memories",
       "forget_memory",
+      "memory_history",
+      "forget_memories",
       "verify_memory"
     ])
     for (const tool of tools) {
@@ -70,6 +72,11 @@ describe("MCP server of the memory service", () => {
     expect(capture.inputSchema.required).toEqual(["content"])
     expect(JSON.stringify(capture.inputSchema.properties?.["content"])).toContain("50000")
     expect(tools.find((t) => t.name === "forget_memory")!.annotations?.destructiveHint).toBe(true)
+    expect(tools.find((t) => t.name === "forget_memories")!.annotations?.destructiveHint).toBe(true)
+    // Scopes and filters reach an agent through the same schemas as the API's.
+    expect(capture.inputSchema.properties).toHaveProperty("user_id")
+    expect(capture.inputSchema.properties).toHaveProperty("supersedes")
+    expect(tools.find((t) => t.name === "search_memories")!.inputSchema.properties).toHaveProperty("filters")
     expect(tools.find((t) => t.name === "search_memories")!.annotations?.readOnlyHint).toBe(true)
     // A cloud provider's key is not a tool argument: it would sit in the agent's transcript.
     expect(tools.find((t) => t.name === "answer_question")!.inputSchema.properties).not.toHaveProperty(
@@ -130,6 +137,52 @@ describe("MCP server of the memory service", () => {
     )
   })
 
+  it("keeps each user's memories apart, follows a supersession and forgets one user's memories", async () => {
+    const madrid = await structured<{ umo_id: string }>("capture_memory", {
+      content: "I have lived in Madrid for six years.",
+      user_id: "maria",
+      metadata: { topic: "home" }
+    })
+    await structured("capture_memory", { content: "I live in Oslo near the harbour.", user_id: "jonas" })
+    const lisbon = await structured<{ umo_id: string; supersedes: Array<string> }>("capture_memory", {
+      content: "We moved into our new flat in Lisbon this week.",
+      user_id: "maria",
+      supersedes: [madrid.umo_id]
+    })
+    expect(lisbon.supersedes).toEqual([madrid.umo_id])
+
+    const found = await structured<{ results: Array<{ user_id: string | null; umo_id: string }> }>(
+      "search_memories",
+      { query: "Where do I live?", user_id: "maria" }
+    )
+    expect(found.results.map((r) => r.user_id)).toEqual(found.results.map(() => "maria"))
+    expect(found.results.map((r) => r.umo_id)).toEqual([lisbon.umo_id])
+
+    const history = await structured<{ versions: Array<{ umo_id: string; superseded_by: string | null }> }>(
+      "memory_history",
+      { umo_id: madrid.umo_id }
+    )
+    expect(history.versions.map((v) => [v.umo_id, v.superseded_by])).toEqual([
+      [madrid.umo_id, lisbon.umo_id],
+      [lisbon.umo_id, null]
+    ])
+    const verdict = await structured<{ verdict: string }>("verify_memory", { umo_id: madrid.umo_id })
+    expect(verdict.verdict).toBe("verified")
+
+    const refused = await call("forget_memories", {})
+    expect(refused.isError).toBe(true)
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toMatch(/user_id, agent_id or session_id/)
+    const erased = await structured<{ forgotten: number; umo_ids: Array<string> }>("forget_memories", {
+      user_id: "maria"
+    })
+    expect([...erased.umo_ids].sort()).toEqual([madrid.umo_id, lisbon.umo_id].sort())
+    const left = await structured<{ items: Array<{ user_id: string | null }> }>("list_memories", {
+      include_superseded: true,
+      filters: { user_id: { in: ["maria", "jonas"] } }
+    })
+    expect(left.items.map((i) => i.user_id)).toEqual(["jonas"])
+  })
+
   it("answers bad arguments with a tool error that names the rule, and the session goes on", async () => {
     const cases: ReadonlyArray<[string, Record<string, unknown>, RegExp]> = [
       ["capture_memory", {}, /content/],
@@ -138,6 +191,8 @@ describe("MCP server of the memory service", () => {
       ["search_memories", { query: "a", limit: 500 }, /limit/],
       ["list_memories", { limit: "ten" }, /limit/],
       ["get_memory", { umo_id: 42 }, /umo_id: a memory id/],
+      ["search_memories", { query: "a", filters: { city: "x" } }, /filters\.city: unknown field/],
+      ["capture_memory", { content: "x", metadata: { "bad key": 1 } }, /metadata key/],
       ["verify_memory", { umo_id: "not-an-id" }, /no memory with that id/]
     ]
     for (const [name, args, detail] of cases) {

@@ -49,9 +49,18 @@ export const memoryNotFound = (id: string) =>
 /**
  * Maps a store failure: an unreachable database is Unavailable, and so is a signing key retired by
  * a rotation while this process runs (another replica, restarted with the current key, can serve
- * the retry); anything else is a defect.
+ * the retry); a capture superseding an unknown memory is that memory's 404, one superseding a
+ * memory already superseded an InvalidRequest; anything else is a defect.
  */
 export const storeFailure = (error: StoreError | LedgerError) =>
+  error.reason === "UnknownMemory"
+    ? Effect.fail(memoryNotFound(error.umo_id ?? ""))
+    : error.reason === "AlreadySuperseded"
+      ? Effect.fail(new InvalidRequest({ detail: `invalid request body: supersedes: ${error.detail}` }))
+      : storeUnavailable(error)
+
+/** A store failure that is no caller's fault: the database or the signing key, to retry (anything else is a defect). */
+export const storeUnavailable = (error: StoreError | LedgerError) =>
   error.reason === "Unavailable"
     ? Effect.fail(new Unavailable({ detail: "the database is unavailable; retry shortly" }))
     : error.reason === "SigningKeyRetired"

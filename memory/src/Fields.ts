@@ -91,3 +91,71 @@ export const IdempotencyKey = Schema.String.check(
 
 /** Largest file an upload reads (DESIGN.md: 20 MB). */
 export const uploadLimitBytes = 20 * 1024 * 1024
+
+/**
+ * An end user, agent or conversation inside the account (`user_id`, `agent_id`, `session_id`):
+ * 1 to 200 printable characters (no control characters).
+ */
+export const ScopeId = Schema.String.check(
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it excludes
+  Schema.isPattern(/^[^\u0000-\u001F\u007F-\u009F]{1,200}$/u, {
+    message: "must be 1 to 200 printable characters"
+  })
+)
+  .pipe(storable)
+  .annotate({ description: "1 to 200 printable characters" })
+
+const metadataKeyPattern = /^[A-Za-z0-9_.-]{1,64}$/
+
+/** A metadata key: 1 to 64 letters, digits, `_`, `.` or `-`. */
+export const MetadataKey = Schema.String.check(
+  Schema.isPattern(metadataKeyPattern, {
+    message: "a metadata key is 1 to 64 letters, digits, '_', '.' or '-'"
+  })
+)
+
+/**
+ * A record keyed by metadata keys, saying so in its JSON Schema (a record's key check is not
+ * rendered there on its own) and naming the rule when a key breaks it.
+ */
+export const MetadataRecord = <V extends Schema.Top>(value: V) =>
+  Schema.Record(MetadataKey, value)
+    .annotate({ messageUnexpectedKey: "a metadata key is 1 to 64 letters, digits, '_', '.' or '-'" })
+    .check(
+      Schema.makeFilter(() => true, {
+        toJsonSchema: () => ({ propertyNames: { pattern: metadataKeyPattern.source } })
+      })
+    )
+
+/** A metadata string: at most 1,000 characters. */
+export const MetadataText = Text(1_000)
+
+/** Largest metadata object, as compact JSON in UTF-8. */
+export const metadataBytes = 8 * 1024
+
+/**
+ * A memory's metadata: a flat JSON object of at most 32 keys, each value a string of at most 1,000
+ * characters, a number, a boolean, null or a list of at most 50 such strings; 8 KB in all (as
+ * compact JSON).
+ */
+export const Metadata = MetadataRecord(
+  Schema.Union([
+    MetadataText,
+    Schema.Finite,
+    Schema.Boolean,
+    Schema.Null,
+    Schema.Array(MetadataText).check(Schema.isMaxLength(50, { message: "a list holds at most 50 strings" }))
+  ])
+)
+  .check(
+    Schema.isMaxProperties(32, { message: "at most 32 keys" }),
+    Schema.makeFilter(
+      (metadata: object) => Buffer.byteLength(JSON.stringify(metadata), "utf8") <= metadataBytes,
+      { message: "at most 8 KB in all (as compact JSON)" }
+    )
+  )
+  .annotate({
+    description:
+      "your own tags: a flat object of at most 32 keys ([A-Za-z0-9_.-]{1,64}), each value a string (1,000 characters at most), " +
+      "a number, a boolean, null or a list of at most 50 strings; at most 8 KB in all, as compact JSON"
+  })

@@ -27,6 +27,7 @@
  * @module
  */
 import type { Account } from "@umo/core"
+import type { Stream } from "effect"
 import { Context, type Effect } from "effect"
 import type {
   InvalidRequest,
@@ -40,6 +41,7 @@ import type {
   BatchRequest,
   CaptureRequest,
   ChainRequest,
+  EraseRequest,
   ExplainRequest,
   ListRequest,
   MatchRequest,
@@ -52,9 +54,11 @@ import type {
   Captured,
   ChainPage,
   DeletionReceipt,
+  ErasureReceipt,
   Explanation,
   ListPage,
   MatchResult,
+  MemoryHistory,
   MemoryRecord,
   ModelList,
   Proof,
@@ -62,6 +66,7 @@ import type {
   SigningKeys,
   Uploaded
 } from "./Results.js"
+import type { ExportLine, ExportRequest, ImportRequest, ImportSummary } from "./Transfers.js"
 
 /** The account the calls act for. */
 export class MemoryAccount extends Context.Service<MemoryAccount, Account>()("@umo/memory/MemoryAccount") {}
@@ -78,6 +83,13 @@ export interface FileToCapture {
   readonly mediaType?: string | undefined
   readonly bytes: Uint8Array
   readonly source?: string | undefined
+  /** The capture request's other fields, checked as a capture checks them. */
+  readonly user_id?: string | undefined
+  readonly agent_id?: string | undefined
+  readonly session_id?: string | undefined
+  readonly metadata?: unknown
+  readonly supersedes?: ReadonlyArray<string> | undefined
+  readonly infer_updates?: boolean | undefined
 }
 
 /** What a request schema accepts: its encoded form (the JSON a caller sends). */
@@ -87,25 +99,30 @@ type In<S> = S extends { readonly Encoded: infer E } ? E : never
 type ForAccount<A, E> = Effect.Effect<A, E, MemoryAccount>
 
 export interface MemoryShape {
-  /** Captures one text (`POST /v1/process`). */
+  /**
+   * Captures one text (`POST /v1/process`), superseding the memories it names (an unknown one is
+   * `MemoryNotFound`, and nothing is stored) and those its facts outdate.
+   */
   readonly capture: (
     request: In<typeof CaptureRequest>,
     options?: CaptureOptions
-  ) => ForAccount<Captured, InvalidRequest | Unavailable>
+  ) => ForAccount<Captured, InvalidRequest | MemoryNotFound | Unavailable>
   /** Captures 1–100 texts as one unit, one result per item in order (`POST /v1/batch`). */
   readonly batch: (
     request: In<typeof BatchRequest>,
     options?: CaptureOptions
-  ) => ForAccount<BatchResult, InvalidRequest | Unavailable>
+  ) => ForAccount<BatchResult, InvalidRequest | MemoryNotFound | Unavailable>
   /** Captures the text of a file, 20 MB at most; the bytes are not kept (`POST /v1/upload`). */
   readonly upload: (
     file: FileToCapture,
     options?: CaptureOptions
-  ) => ForAccount<Uploaded, InvalidRequest | UnsupportedFile | Unavailable>
+  ) => ForAccount<Uploaded, InvalidRequest | MemoryNotFound | UnsupportedFile | Unavailable>
   /** A page of memories, newest first (`GET /v1/memories`). */
   readonly list: (request?: In<typeof ListRequest>) => ForAccount<ListPage, InvalidRequest | Unavailable>
   /** One memory with everything extracted from it, plugins' `extensions` too (`GET /v1/memories/{id}`). */
   readonly get: (id: string) => ForAccount<MemoryRecord, MemoryNotFound | Unavailable>
+  /** A memory's line of versions, oldest first (`GET /v1/memories/{id}/history`). */
+  readonly history: (id: string) => ForAccount<MemoryHistory, MemoryNotFound | Unavailable>
   /** The memories that best match a query, by the whole ranking (`POST /v1/memories/query`). */
   readonly search: (
     request: In<typeof SearchRequest>
@@ -129,12 +146,37 @@ export interface MemoryShape {
   readonly proof: (id: string) => ForAccount<Proof, MemoryNotFound | Unavailable>
   /** Deletes a memory's content and vectors and returns the signed receipt (`DELETE /v1/memories/{id}`). */
   readonly forget: (id: string) => ForAccount<DeletionReceipt, MemoryNotFound | Unavailable>
+  /**
+   * Deletes every memory of a scope — an end user's, an agent's or a conversation's, narrowed by
+   * the other selection fields — superseded ones too, with one signed receipt naming them
+   * (`DELETE /v1/memories?user_id=…`). A request naming no scope is refused.
+   */
+  readonly erase: (
+    request: In<typeof EraseRequest>
+  ) => ForAccount<ErasureReceipt, InvalidRequest | Unavailable>
   /** The account and its plan (`GET /v1/account`, less the key). */
   readonly account: ForAccount<AccountInfo, never>
   /** A page of the account's hash chain, newest first, to verify offline (`GET /v1/account/chain`). */
   readonly chain: (request?: In<typeof ChainRequest>) => ForAccount<ChainPage, InvalidRequest | Unavailable>
   /** The public signing keys and the key records linking them (`GET /.well-known/jwks.json`). */
   readonly signingKeys: Effect.Effect<SigningKeys, Unavailable>
+  /**
+   * The account's memories as an export's lines (`GET /v1/export`, see `Transfers`): the header,
+   * each selected memory in capture order with its proof's entries, and the count. Lines are read
+   * as the stream is consumed; a bad request fails before the first.
+   */
+  readonly exportMemories: (
+    request?: In<typeof ExportRequest>
+  ) => ForAccount<Stream.Stream<ExportLine, Unavailable>, InvalidRequest | Unavailable>
+  /**
+   * Imports an export of UMO or of Mem0 (`POST /v1/import`), read from `input` as it arrives; an
+   * original already imported is not stored again. `onProgress` hears the summary after each batch.
+   */
+  readonly importMemories: (
+    input: Stream.Stream<Uint8Array | string, unknown>,
+    request?: In<typeof ImportRequest>,
+    onProgress?: (summary: ImportSummary) => void
+  ) => ForAccount<ImportSummary, InvalidRequest | Unavailable>
 }
 
 export class Memory extends Context.Service<Memory, MemoryShape>()("@umo/memory/Memory") {}

@@ -4,12 +4,15 @@ import { Effect, Layer, Schema } from "effect"
 import * as Answers from "./answer/Answers.js"
 import * as Capture from "./capture/Capture.js"
 import { decodeRequest } from "./Errors.js"
+import { selectionOf } from "./Filters.js"
 import * as Insight from "./insight/Insight.js"
 import { Memory, MemoryAccount } from "./Memory.js"
 import * as Records from "./Records.js"
 import { ExplainRequest, MatchRequest, SearchRequest } from "./Requests.js"
 import type { AccountInfo, SearchResults } from "./Results.js"
 import * as Recall from "./recall/Recall.js"
+import * as Export from "./transfer/Export.js"
+import * as Import from "./transfer/Import.js"
 
 export interface MemoryOptions {
   /**
@@ -50,6 +53,8 @@ export const make = (options: MemoryOptions = {}) =>
     const answers = yield* Answers.make(recall)
     const insight = yield* Insight.make(pipeline)
     const records = yield* Records.make
+    const exports = yield* Export.make(records.signingKeys)
+    const imports = yield* Import.make(pipeline)
 
     return Memory.of({
       capture: (request, options) =>
@@ -59,19 +64,28 @@ export const make = (options: MemoryOptions = {}) =>
       list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
       chain: (request) => Effect.flatMap(accountId, (id) => records.chain(id, request)),
       get: (umoId) => Effect.flatMap(accountId, (id) => records.get(id, umoId)),
+      history: (umoId) => Effect.flatMap(accountId, (id) => records.history(id, umoId)),
+      erase: (request) => Effect.flatMap(accountId, (id) => records.erase(id, request)),
       search: (input) =>
         Effect.gen(function* () {
           const request = yield* decodeSearch(input)
           // Every memory the ranking scored counts as a match; the first `limit` are returned.
           const { hits, total } = yield* recall.search(yield* accountId, request.query, {
             limit: request.limit ?? 5,
-            source: request.source
+            ...selectionOf(request)
           })
           return {
-            results: hits.map((h) => ({
-              umo_id: h.memory.umo_id,
-              content_text: h.memory.content,
-              score: h.score
+            results: hits.map(({ memory, score }) => ({
+              umo_id: memory.umo_id,
+              content_text: memory.content,
+              score,
+              timestamp: memory.timestamp,
+              source: memory.source,
+              user_id: memory.user_id,
+              agent_id: memory.agent_id,
+              session_id: memory.session_id,
+              metadata: memory.metadata,
+              superseded_by: memory.superseded_by
             })),
             total_count: total,
             has_more: total > hits.length
@@ -105,7 +119,11 @@ export const make = (options: MemoryOptions = {}) =>
           plan: { tier: account.tier, umo_limit: null, search_limit: null, beta: true }
         })
       ),
-      signingKeys: records.signingKeys
+      signingKeys: records.signingKeys,
+      exportMemories: (request) =>
+        Effect.flatMap(Effect.service(MemoryAccount), (account) => exports.exportMemories(account, request)),
+      importMemories: (input, request, onProgress) =>
+        Effect.flatMap(accountId, (id) => imports.importMemories(id, input, request, onProgress))
     })
   })
 

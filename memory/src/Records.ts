@@ -1,8 +1,17 @@
 import { isUmoId, Ledger, MemoryProvenance, MemoryStore, type StoredMemory } from "@umo/core"
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
-import { ChainRequest, ListRequest } from "./Requests.js"
-import type { ChainPage, ListPage, MemoryRecord, Proof, SigningKeys } from "./Results.js"
+import { selectionOf } from "./Filters.js"
+import { ChainRequest, EraseRequest, ListRequest } from "./Requests.js"
+import type {
+  ChainPage,
+  ErasureReceipt,
+  ListPage,
+  MemoryHistory,
+  MemoryRecord,
+  Proof,
+  SigningKeys
+} from "./Results.js"
 
 /** A memory as `get` returns it: the UMO without vectors, with its content and extensions. */
 export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
@@ -15,13 +24,21 @@ export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
   language: m.language,
   quality_score: m.quality_score,
   source: m.source,
+  user_id: m.user_id,
+  agent_id: m.agent_id,
+  session_id: m.session_id,
+  metadata: m.metadata,
   timestamp: m.timestamp,
   created_at: m.created_at,
   content_hash: m.content_hash,
   semantic_hash: m.semantic_hash,
   pipeline: m.pipeline,
   extensions: m.extensions,
-  content_text: m.content
+  content_text: m.content,
+  supersedes: m.supersedes,
+  superseded_by: m.superseded_by,
+  superseded_at: m.superseded_at,
+  imported_from: m.imported_from
 })
 
 /**
@@ -38,6 +55,7 @@ export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<
 
 const decodeList = decodeRequest(ListRequest, "query string")
 const decodeChain = decodeRequest(ChainRequest, "query string")
+const decodeErase = decodeRequest(EraseRequest, "query string")
 
 /** The calls on stored memories: read, list, prove, forget; the account's chain; the signing keys. */
 export const make = Effect.gen(function* () {
@@ -56,7 +74,7 @@ export const make = Effect.gen(function* () {
       const limit = request.limit ?? 20
       const offset = request.offset ?? 0
       const page = yield* store
-        .list(accountId, { limit, offset, source: request.source })
+        .list(accountId, { limit, offset, ...selectionOf(request) })
         .pipe(Effect.catch(storeFailure))
       return {
         items: page.items.map((m) => ({
@@ -64,11 +82,38 @@ export const make = Effect.gen(function* () {
           summary: m.summary,
           quality_score: m.quality_score,
           created_at: m.created_at,
-          source: m.source
+          timestamp: m.timestamp,
+          source: m.source,
+          user_id: m.user_id,
+          agent_id: m.agent_id,
+          session_id: m.session_id,
+          metadata: m.metadata,
+          superseded_by: m.superseded_by
         })),
         total_count: page.total,
         has_more: offset + page.items.length < page.total
       } satisfies ListPage
+    })
+
+  const history = (accountId: string, id: string) =>
+    withId(id, (umoId) =>
+      store
+        .history(accountId, umoId)
+        .pipe(
+          Effect.map(
+            Option.map((line): MemoryHistory => ({ umo_id: umoId, versions: line.map(memoryRecord) }))
+          ),
+          Effect.catch(storeFailure)
+        )
+    )
+
+  /** Every memory of a scope (narrowed by the other fields), superseded ones too, with one receipt. */
+  const erase = (accountId: string, input: unknown) =>
+    Effect.gen(function* () {
+      const request = yield* decodeErase(input)
+      const { filter } = selectionOf(request)
+      const erased = yield* store.erase(accountId, filter).pipe(Effect.catch(storeFailure))
+      return erased satisfies ErasureReceipt
     })
 
   const chain = (accountId: string, input: unknown = {}) =>
@@ -100,6 +145,8 @@ export const make = Effect.gen(function* () {
         umo_id: p.umo_id,
         source: p.source,
         chain: p.entry,
+        superseded_by: p.superseded_by,
+        supersession: p.supersession,
         public_key: (p.signing_key ?? ledger.publicKeyJwk) as Record<string, unknown>,
         rotations: p.rotations
       })
@@ -118,5 +165,5 @@ export const make = Effect.gen(function* () {
     Effect.catch(storeFailure)
   )
 
-  return { stored, get, list, chain, proof, forget, signingKeys }
+  return { stored, get, list, history, erase, chain, proof, forget, signingKeys }
 })

@@ -4,13 +4,45 @@
  * @module
  */
 import { Schema } from "effect"
-import { Count, QueryText, Source, Timestamp, VisibleText } from "./Fields.js"
+import { Count, Metadata, QueryText, ScopeId, Source, Timestamp, VisibleText } from "./Fields.js"
+import { SelectionFields } from "./Filters.js"
+
+/** A memory id a capture supersedes: an unknown or another account's one is a 404. */
+const SupersededId = Schema.String.check(Schema.isMaxLength(100)).annotate({
+  description: "a memory id of the account"
+})
+
+/** Who a memory belongs to inside the account, and the caller's tags: capture's optional fields. */
+export const ScopeAndMetadata = {
+  user_id: Schema.optional(ScopeId).annotate({ description: "the end user the memory is about or from" }),
+  agent_id: Schema.optional(ScopeId).annotate({ description: "the agent the memory belongs to" }),
+  session_id: Schema.optional(ScopeId).annotate({ description: "the conversation it came from" }),
+  metadata: Schema.optional(Metadata)
+}
+
+/** What a capture says about the memories it updates. */
+export const UpdateFields = {
+  supersedes: Schema.optional(
+    Schema.Array(SupersededId).check(Schema.isMaxLength(100, { message: "at most 100 ids" }))
+  ).annotate({
+    description:
+      "memories of the account this one replaces: they get superseded_by, leave default list, search and ask, " +
+      "and stay readable by id with a valid proof; an unknown id is a 404 and nothing is stored"
+  }),
+  infer_updates: Schema.optional(Schema.Boolean).annotate({
+    description:
+      "also supersede the current memories of the same scope whose facts this one states anew (where someone " +
+      "lives, works, …); default true (the server's UMO_INFER_UPDATES)"
+  })
+}
 
 /** One capture: `POST /v1/process`, and each item of a batch. */
 export const CaptureRequest = Schema.Struct({
   content: VisibleText(50_000).annotate({ description: "the text to capture: 1 to 50,000 characters" }),
   source: Schema.optional(Schema.NullOr(Source)),
-  timestamp: Schema.optional(Timestamp)
+  timestamp: Schema.optional(Timestamp),
+  ...ScopeAndMetadata,
+  ...UpdateFields
 })
 export type CaptureRequest = typeof CaptureRequest.Type
 
@@ -28,7 +60,8 @@ export type BatchRequest = typeof BatchRequest.Type
 export const ListRequest = Schema.Struct({
   limit: Schema.optional(Count(1, 100)).annotate({ description: "1 to 100; default 20" }),
   offset: Schema.optional(Count(0, Number.MAX_SAFE_INTEGER)).annotate({ description: "default 0" }),
-  source: Schema.optional(Source)
+  source: Schema.optional(Source),
+  ...SelectionFields
 })
 export type ListRequest = typeof ListRequest.Type
 
@@ -44,7 +77,8 @@ export type ChainRequest = typeof ChainRequest.Type
 export const SearchRequest = Schema.Struct({
   query: VisibleText(2_000).annotate({ description: "the question or search text: 1 to 2,000 characters" }),
   limit: Schema.optional(Count(1, 50)).annotate({ description: "1 to 50; default 5" }),
-  source: Schema.optional(Source)
+  source: Schema.optional(Source),
+  ...SelectionFields
 })
 export type SearchRequest = typeof SearchRequest.Type
 
@@ -67,9 +101,35 @@ export const AskRequest = Schema.Struct({
   }),
   context_size: Schema.optional(Count(1, 20)).annotate({
     description: "memories given to the model: 1 to 20; default 5"
-  })
+  }),
+  source: Schema.optional(Source),
+  ...SelectionFields
 })
 export type AskRequest = typeof AskRequest.Type
+
+const { include_superseded: _included, ...erasedSelection } = SelectionFields
+
+/** An erasure's fields (see `EraseRequest`). */
+export const EraseFields = { source: Schema.optional(Source), ...erasedSelection }
+
+/**
+ * An erasure: every memory of one scope (an end user, an agent or a conversation), narrowed by
+ * the other selection fields if given, superseded ones included. At least one scope is required,
+ * so a request never erases the whole account by accident.
+ */
+export const EraseRequest = Schema.Struct(EraseFields).check(
+  Schema.makeFilter(
+    (request: {
+      readonly user_id?: string | undefined
+      readonly agent_id?: string | undefined
+      readonly session_id?: string | undefined
+    }) =>
+      request.user_id !== undefined || request.agent_id !== undefined || request.session_id !== undefined
+        ? undefined
+        : "name the scope to erase: user_id, agent_id or session_id (at least one; the whole account is never erased at once)"
+  )
+)
+export type EraseRequest = typeof EraseRequest.Type
 
 export const MatchRequest = Schema.Struct({
   source_ulid: Schema.String.annotate({

@@ -4,26 +4,69 @@
  * so an answer in-process and over HTTP is the same object. The record's parts are core's.
  * @module
  */
-import { AnswerMethod, KeyRotation, LedgerEntry, QualityFactor, QuestionType, Umo } from "@umo/core"
+import {
+  AnswerMethod,
+  KeyRotation,
+  LedgerEntry,
+  Metadata,
+  QualityFactor,
+  QuestionType,
+  ScopeFields,
+  Umo
+} from "@umo/core"
 import { Schema } from "effect"
 
 const { content: _content, embedding: _embedding, ...stored } = Umo.fields
 
+/** Where a memory stands in its line of versions. */
+export const Succession = {
+  /** The memories it replaced, oldest first. */
+  supersedes: Schema.Array(Schema.String),
+  /** The memory that replaced it, or null while it is current. */
+  superseded_by: Schema.NullOr(Schema.String),
+  /** When it was replaced, or null. */
+  superseded_at: Schema.NullOr(Schema.String)
+}
+
+/**
+ * Where an imported memory came from: the export's format, the original's id and capture time, and
+ * whether its proof held against the export's signing keys (null: it carried none, as Mem0's do not).
+ */
+export const ImportedFrom = Schema.Struct({
+  format: Schema.Literals(["umo", "mem0"]),
+  id: Schema.String,
+  created_at: Schema.NullOr(Schema.String),
+  verified: Schema.NullOr(Schema.Boolean)
+})
+
 /**
  * A memory as `get` returns it: the UMO without its vectors, with each plugin's findings under its
- * name in `extensions`, and its normalized content as `content_text` (the name search uses; the
- * text `content_hash` is computed from and entity offsets point into).
+ * name in `extensions`, its normalized content as `content_text` (the name search uses; the text
+ * `content_hash` is computed from and entity offsets point into), its place in its line of
+ * versions, and where it was imported from (null: captured here).
  */
-export const MemoryRecord = Schema.Struct({ ...stored, content_text: Schema.String })
+export const MemoryRecord = Schema.Struct({
+  ...stored,
+  content_text: Schema.String,
+  ...Succession,
+  imported_from: Schema.NullOr(ImportedFrom)
+})
 export type MemoryRecord = typeof MemoryRecord.Type
 
-/** What a capture returns: the spec's fields and its provenance receipt (a compact JWS). */
+/** What a capture updated: the memories it superseded, and a newer one that superseded it at once. */
+const Updated = {
+  supersedes: Schema.Array(Schema.String),
+  superseded_by: Schema.NullOr(Schema.String)
+}
+
+/** What a capture returns: the spec's fields, its provenance receipt (a compact JWS) and what it updated. */
 export const Captured = Schema.Struct({
   umo_id: Schema.String,
   quality_score: Schema.Number,
   created_at: Schema.String,
   content_hash: Schema.String,
-  receipt: Schema.String
+  receipt: Schema.String,
+  ...Updated
 })
 export type Captured = typeof Captured.Type
 
@@ -34,6 +77,8 @@ export const BatchResultItem = Schema.Struct({
   quality_score: Schema.optional(Schema.Number),
   content_hash: Schema.optional(Schema.String),
   receipt: Schema.optional(Schema.String),
+  supersedes: Schema.optional(Updated.supersedes),
+  superseded_by: Schema.optional(Updated.superseded_by),
   error: Schema.optional(Schema.Struct({ status: Schema.Number, detail: Schema.String }))
 })
 export type BatchResultItem = typeof BatchResultItem.Type
@@ -50,12 +95,18 @@ export const Uploaded = Schema.Struct({
 })
 export type Uploaded = typeof Uploaded.Type
 
+/** Who a memory belongs to and its tags, as list and search show them. */
+const Belonging = { ...ScopeFields, metadata: Metadata }
+
 export const ListItem = Schema.Struct({
   umo_id: Schema.String,
   summary: Schema.String,
   quality_score: Schema.Number,
   created_at: Schema.String,
-  source: Schema.NullOr(Schema.String)
+  timestamp: Schema.String,
+  source: Schema.NullOr(Schema.String),
+  ...Belonging,
+  superseded_by: Schema.NullOr(Schema.String)
 })
 
 export const ListPage = Schema.Struct({
@@ -74,10 +125,18 @@ export const ChainPage = Schema.Struct({
 })
 export type ChainPage = typeof ChainPage.Type
 
+export const SearchResult = Schema.Struct({
+  umo_id: Schema.String,
+  content_text: Schema.String,
+  score: Schema.Number,
+  timestamp: Schema.String,
+  source: Schema.NullOr(Schema.String),
+  ...Belonging,
+  superseded_by: Schema.NullOr(Schema.String)
+})
+
 export const SearchResults = Schema.Struct({
-  results: Schema.Array(
-    Schema.Struct({ umo_id: Schema.String, content_text: Schema.String, score: Schema.Number })
-  ),
+  results: Schema.Array(SearchResult),
   /** Every memory the ranking scored for the query, counted up to 1,000. */
   total_count: Schema.Number,
   has_more: Schema.Boolean
@@ -98,6 +157,10 @@ export const Proof = Schema.Struct({
   source: Schema.NullOr(Schema.String),
   /** The memory's capture entry in the account's hash chain, as signed (see docs/provenance.md). */
   chain: Schema.NullOr(LedgerEntry),
+  /** The memory that replaced it, or null while it is current. */
+  superseded_by: Schema.NullOr(Schema.String),
+  /** The signed chain entry recording that replacement, or null. */
+  supersession: Schema.NullOr(LedgerEntry),
   /** The public key that signed the entry (a copy: verify with the keys you pinned). */
   public_key: Schema.Record(Schema.String, Schema.Unknown),
   /** The service's key records, to follow key rotations from the keys you pinned. */
@@ -112,6 +175,27 @@ export const DeletionReceipt = Schema.Struct({
   receipt: Schema.String
 })
 export type DeletionReceipt = typeof DeletionReceipt.Type
+
+/** An erasure of a scope's memories: how many, which, and one signed receipt naming them. */
+export const ErasureReceipt = Schema.Struct({
+  /** How many memories were erased. */
+  forgotten: Schema.Int,
+  umo_ids: Schema.Array(Schema.String),
+  /** When; null when nothing matched. */
+  deleted_at: Schema.NullOr(Schema.String),
+  /** Compact JWS (EdDSA) of the erasure (see docs/provenance.md); empty when nothing matched. */
+  receipt: Schema.String
+})
+export type ErasureReceipt = typeof ErasureReceipt.Type
+
+/** One version in a memory's line: the memory as `get` returns it. */
+export const MemoryHistory = Schema.Struct({
+  /** The memory asked about. */
+  umo_id: Schema.String,
+  /** Every memory linked to it by supersession, itself included, oldest first (content time, then id). */
+  versions: Schema.Array(MemoryRecord)
+})
+export type MemoryHistory = typeof MemoryHistory.Type
 
 /** Who the memories belong to, and the plan (the beta enforces no quota: the limits are null). */
 export const AccountInfo = Schema.Struct({

@@ -130,14 +130,22 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
         await call(Results.Uploaded, (m) =>
           m.upload(
             // As a multipart part: a Blob without a type is sent as application/octet-stream.
-            { filename, mediaType: file.type || "application/octet-stream", bytes, source: options.source },
+            {
+              filename,
+              mediaType: file.type || "application/octet-stream",
+              bytes,
+              ...(options.source === undefined ? {} : { source: options.source }),
+              ...Client.memoryFields(options)
+            },
             { idempotencyKey: options.idempotencyKey }
           )
         )
       )
     },
     get: async (id) => new Client.Memory(await call(Results.MemoryRecord, (m) => m.get(id))),
-    list: async (options = {}) => new Client.MemoryPage(await call(Results.ListPage, (m) => m.list(options))),
+    history: async (id) => new Client.MemoryHistory(await call(Results.MemoryHistory, (m) => m.history(id))),
+    list: async (options = {}) =>
+      new Client.MemoryPage(await call(Results.ListPage, (m) => m.list(Client.listRequest(options)))),
     iterate: (options = {}) => Client.iteratePages((page) => memory.list(page), options),
     ask: async (query, options = {}) => {
       const data = await call(Results.SearchResults, (m) => m.search(Client.askRequest(query, options)))
@@ -158,6 +166,10 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       new Client.Explanation(await call(Results.Explanation, (m) => m.explain(id, options))),
     forget: async (id) =>
       new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
+    forgetAll: async (scope) =>
+      new Client.ErasureReceipt(
+        await call(Results.ErasureReceipt, (m) => m.erase(Client.selectionRequest(scope)))
+      ),
     account: async () => {
       const info = await call(Results.AccountInfo, (m) => m.account)
       // In-process there is no API key: the account is the one opened.

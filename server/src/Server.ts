@@ -19,6 +19,7 @@ import * as RateLimiter from "./http/RateLimiter.js"
 import { requestMiddleware } from "./http/RequestMiddleware.js"
 import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
+import { TransfersHandlers } from "./http/TransfersHandlers.js"
 import { ensureKeys } from "./keys/Bootstrap.js"
 
 /**
@@ -47,7 +48,14 @@ const Documented = Layer.unwrap(
 
 /** Every route of the API: each handler maps a request to one call of the Memory service. */
 export const ApiRoutes = Documented.pipe(
-  Layer.provide([SystemHandlers, MemoriesHandlers, AskHandlers, InsightHandlers, AccountHandlers]),
+  Layer.provide([
+    SystemHandlers,
+    MemoriesHandlers,
+    AskHandlers,
+    InsightHandlers,
+    AccountHandlers,
+    TransfersHandlers
+  ]),
   Layer.provide([AuthenticationLive, SchemaErrorsLive])
 )
 

@@ -13,6 +13,7 @@ import {
   Uploaded
 } from "./models.js"
 import { Account, Answer, Comparison, Models } from "./results.js"
+import type { Jwk, KeyRotation, SigningKeySet } from "./signed.js"
 import { type Call, send, type TransportOptions } from "./transport.js"
 import {
   type AnswerOptions,
@@ -26,14 +27,18 @@ import {
   type CompareOptions,
   captureRequest,
   compareRequest,
+  type EraseOptions,
   type ExplainOptions,
   type Idempotent,
   iteratePages,
   type ListOptions,
+  listRequest,
+  memoryFields,
+  selectionRequest,
   type UMOMemory,
   type UploadOptions
 } from "./UMOMemory.js"
-import type { Jwk, KeyRotation, SigningKeySet } from "./verify.js"
+import { ErasureReceipt, MemoryHistory } from "./versions.js"
 
 export interface UMOClientOptions {
   /** API key; defaults to the `UMO_API_KEY` environment variable. */
@@ -52,6 +57,14 @@ const env = (name: string): string | undefined =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name]
 
 const memoryPath = (id: string, suffix = "") => `/v1/memories/${encodeURIComponent(id)}${suffix}`
+
+/** A request's fields as a query string carries them: objects as JSON, the rest as text. */
+const queryOf = (fields: Readonly<Record<string, unknown>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(fields)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, typeof value === "object" ? JSON.stringify(value) : String(value)])
+  )
 
 /**
  * A client of the UMO API. The nine verbs of the spec — `capture`, `ask` (search), `get`, `list`,
@@ -114,9 +127,26 @@ export class UMOClient implements UMOMemory {
     return new Memory(await this.#send({ method: "GET", path: memoryPath(id) }))
   }
 
-  /** A page of memories, newest first (`GET /v1/memories`). */
+  /** A page of memories, newest first (`GET /v1/memories`), narrowed by scope, metadata, time or `filters`. */
   async list(options: ListOptions = {}): Promise<MemoryPage> {
-    return new MemoryPage(await this.#send({ method: "GET", path: "/v1/memories", query: { ...options } }))
+    return new MemoryPage(
+      await this.#send({ method: "GET", path: "/v1/memories", query: queryOf(listRequest(options)) })
+    )
+  }
+
+  /** A memory's line of versions, oldest first (`GET /v1/memories/{id}/history`). */
+  async history(id: string): Promise<MemoryHistory> {
+    return new MemoryHistory(await this.#send({ method: "GET", path: memoryPath(id, "/history") }))
+  }
+
+  /**
+   * Deletes every memory of an end user, agent or conversation — superseded ones too — and returns
+   * one signed receipt naming them (`DELETE /v1/memories?user_id=…`). At least one scope is required.
+   */
+  async forgetAll(scope: EraseOptions): Promise<ErasureReceipt> {
+    return new ErasureReceipt(
+      await this.#send({ method: "DELETE", path: "/v1/memories", query: queryOf(selectionRequest(scope)) })
+    )
   }
 
   /** Every memory (optionally of one source), fetched page by page as the loop asks for them. */
@@ -145,7 +175,11 @@ export class UMOClient implements UMOMemory {
   async upload(file: Blob, filename: string, options: UploadOptions = {}): Promise<Uploaded> {
     const form = new FormData()
     form.append("file", file, filename)
-    if (options.source !== undefined) form.append("source", options.source)
+    const fields = queryOf({
+      ...(options.source === undefined ? {} : { source: options.source }),
+      ...memoryFields(options)
+    })
+    for (const [name, value] of Object.entries(fields)) form.append(name, value)
     return new Uploaded(
       await this.#send({
         method: "POST",

@@ -15,28 +15,76 @@ import type {
   Memory,
   MemoryPage,
   MemorySummary,
+  MetadataValue,
   Proof,
   Uploaded
 } from "./models.js"
 import type { Account, Answer, Comparison, Models } from "./results.js"
-import type { SigningKeySet } from "./verify.js"
+import type { SigningKeySet } from "./signed.js"
+import type { ErasureReceipt, MemoryHistory } from "./versions.js"
 
-export interface CaptureOptions {
+/** Who a memory belongs to inside the account (each 1–200 printable characters). */
+export interface Scope {
+  /** The end user the memory is about or from. */
+  readonly userId?: string
+  /** The agent it belongs to. */
+  readonly agentId?: string
+  /** The conversation it came from. */
+  readonly sessionId?: string
+}
+
+/** What a capture says about who it belongs to, its tags, and what it updates. */
+export interface MemoryFields extends Scope {
+  /** Your own tags: at most 32 keys ([A-Za-z0-9_.-]{1,64}), 8 KB in all. */
+  readonly metadata?: Readonly<Record<string, MetadataValue>>
+  /** Memories this one replaces: they leave default list, search and ask, and stay readable by id. */
+  readonly supersedes?: ReadonlyArray<string>
+  /** Also supersede the current memories whose facts this one states anew (default: the server's, on). */
+  readonly inferUpdates?: boolean
+}
+
+export interface CaptureOptions extends MemoryFields {
   /** Where the content came from; `list` and `ask` can filter by it. */
   readonly source?: string
   /** When the content was written (default: now); recency in search counts from it. */
   readonly timestamp?: Date | string
 }
 
-/** One item of `batch`: a text, or a text with its source and time. */
+/** One item of `batch`: a text, or a text with its source, time, scope, tags and updates. */
 export type BatchInput = string | ({ readonly content: string } & CaptureOptions)
 
-export interface ListOptions {
+/** A value a filter compares with. */
+export type FilterScalar = string | number | boolean | null
+
+/**
+ * A filter expression (see the API's `filters`): AND / OR / NOT over conditions on `user_id`,
+ * `agent_id`, `session_id`, `source`, `timestamp`, `created_at` and `metadata` keys, with `eq`, `ne`,
+ * `gt`, `gte`, `lt`, `lte`, `in`, `nin`, `contains`, `icontains`, `exists` and `"*"`.
+ */
+export type FilterExpression = Readonly<Record<string, unknown>>
+
+/** Which memories a read takes: every field narrows it (AND); none means all current memories. */
+export interface Selection extends Scope {
+  readonly source?: string
+  /** Each key equal to its value, or to any of a list of values. */
+  readonly metadata?: Readonly<Record<string, FilterScalar | ReadonlyArray<FilterScalar>>>
+  /** Only memories written after this time. */
+  readonly after?: Date | string
+  /** Only memories written before this time. */
+  readonly before?: Date | string
+  /** Also memories a newer one superseded (default false). */
+  readonly includeSuperseded?: boolean
+  readonly filters?: FilterExpression
+}
+
+export interface ListOptions extends Selection {
   /** 1–100, default 20. */
   readonly limit?: number
   readonly offset?: number
-  readonly source?: string
 }
+
+/** Which memories `forgetAll` erases: at least one of `userId`, `agentId`, `sessionId`, narrowed by the rest. */
+export type EraseOptions = Omit<Selection, "includeSuperseded">
 
 export interface ChainOptions {
   /** 1–100, default 50. */
@@ -45,13 +93,12 @@ export interface ChainOptions {
   readonly before?: number
 }
 
-export interface AskOptions {
+export interface AskOptions extends Selection {
   /** How many matches, default 5. */
   readonly limit?: number
-  readonly source?: string
 }
 
-export interface AnswerOptions {
+export interface AnswerOptions extends Selection {
   /** A model id from `models()`; default the local extractive model. */
   readonly model?: string
   /** Your own OpenAI or Anthropic key, for cloud models only; sent to the service, never stored. */
@@ -66,7 +113,7 @@ export interface Idempotent {
   readonly idempotencyKey?: string
 }
 
-export interface UploadOptions extends Idempotent {
+export interface UploadOptions extends Idempotent, MemoryFields {
   /** The memory's source; default `upload:<filename>`. */
   readonly source?: string
 }
@@ -93,6 +140,8 @@ export interface UMOMemory {
   upload(file: Blob, filename: string, options?: UploadOptions): Promise<Uploaded>
   /** One memory with everything extracted from it. */
   get(id: string): Promise<Memory>
+  /** A memory's line of versions, oldest first: what it superseded and what superseded it. */
+  history(id: string): Promise<MemoryHistory>
   /** A page of memories, newest first. */
   list(options?: ListOptions): Promise<MemoryPage>
   /** Every memory (optionally of one source), fetched page by page as the loop asks for them. */
@@ -109,6 +158,8 @@ export interface UMOMemory {
   explain(id: string, options?: ExplainOptions): Promise<Explanation>
   /** Deletes a memory and returns the signed receipt. */
   forget(id: string): Promise<DeletionReceipt>
+  /** Deletes every memory of an end user, agent or conversation (superseded ones too), with one signed receipt. */
+  forgetAll(scope: EraseOptions): Promise<ErasureReceipt>
   /** The account the memories belong to. */
   account(): Promise<Account>
   /** The answer models `answer` accepts. */
@@ -121,11 +172,48 @@ export interface UMOMemory {
 
 const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)
 
+/** Only the fields that are set. */
+const defined = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
+
+/** The scope fields of a request. */
+const scopeFields = (scope: Scope) =>
+  defined({ user_id: scope.userId, agent_id: scope.agentId, session_id: scope.sessionId })
+
 /** The capture request (`POST /v1/process`, and each item of a batch). */
 export const captureRequest = (content: string, options: CaptureOptions = {}) => ({
   content,
-  ...(options.source === undefined ? {} : { source: options.source }),
-  ...(options.timestamp === undefined ? {} : { timestamp: iso(options.timestamp) })
+  ...defined({ source: options.source, timestamp: iso(options.timestamp) }),
+  ...memoryFields(options)
+})
+
+/** A capture's scope, tags and updates, as the API names them (an upload's form fields too). */
+export const memoryFields = (options: MemoryFields) => ({
+  ...scopeFields(options),
+  ...defined({
+    metadata: options.metadata,
+    supersedes: options.supersedes,
+    infer_updates: options.inferUpdates
+  })
+})
+
+/** The selection fields of a read (`list`, `ask`, `answer`, `forgetAll`), as the API names them. */
+export const selectionRequest = (selection: Selection) => ({
+  ...scopeFields(selection),
+  ...defined({
+    source: selection.source,
+    metadata: selection.metadata,
+    after: iso(selection.after),
+    before: iso(selection.before),
+    include_superseded: selection.includeSuperseded,
+    filters: selection.filters
+  })
+})
+
+/** The list request (`GET /v1/memories`), JSON-valued fields as objects. */
+export const listRequest = ({ limit, offset, ...selection }: ListOptions = {}) => ({
+  ...defined({ limit, offset }),
+  ...selectionRequest(selection)
 })
 
 /** The batch request (`POST /v1/batch`). */
@@ -136,14 +224,20 @@ export const batchRequest = (items: ReadonlyArray<BatchInput>) => ({
 })
 
 /** The search request (`POST /v1/memories/query`). */
-export const askRequest = (query: string, options: AskOptions = {}) => ({ query, ...options })
+export const askRequest = (query: string, { limit, ...selection }: AskOptions = {}) => ({
+  query,
+  ...defined({ limit }),
+  ...selectionRequest(selection)
+})
 
 /** The answer request (`POST /v1/ask`). */
-export const answerRequest = (question: string, options: AnswerOptions = {}) => ({
+export const answerRequest = (
+  question: string,
+  { model, providerKey, contextSize, ...selection }: AnswerOptions = {}
+) => ({
   question,
-  ...(options.model === undefined ? {} : { model: options.model }),
-  ...(options.providerKey === undefined ? {} : { provider_key: options.providerKey }),
-  ...(options.contextSize === undefined ? {} : { context_size: options.contextSize })
+  ...defined({ model, provider_key: providerKey, context_size: contextSize }),
+  ...selectionRequest(selection)
 })
 
 /** The comparison request (`POST /v1/match`). */

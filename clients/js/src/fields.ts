@@ -12,3 +12,5 @@ export const optNum = (raw: Raw, key: string): number | null =>
 export const list = (raw: Raw, key: string): ReadonlyArray<Raw> => (Array.isArray(raw[key]) ? raw[key] : [])
 export const obj = (raw: Raw, key: string): Raw =>
   typeof raw[key] === "object" && raw[key] !== null ? (raw[key] as Raw) : {}
+export const strings = (raw: Raw, key: string): ReadonlyArray<string> =>
+  Array.isArray(raw[key]) ? raw[key].filter((x): x is string => typeof x === "string") : []

@@ -32,6 +32,7 @@ export {
   Memory,
   MemoryPage,
   MemorySummary,
+  type MetadataValue,
   Proof,
   type Raw,
   type Topic,
@@ -52,10 +53,19 @@ export {
   type CompareOptions,
   captureRequest,
   compareRequest,
+  type EraseOptions,
   type ExplainOptions,
+  type FilterExpression,
+  type FilterScalar,
   type Idempotent,
   iteratePages,
   type ListOptions,
+  listRequest,
+  type MemoryFields,
+  memoryFields,
+  type Scope,
+  type Selection,
+  selectionRequest,
   type UMOMemory,
   type UploadOptions
 } from "./UMOMemory.js"
@@ -72,3 +82,4 @@ export {
   verifyProof,
   verifyReceipt
 } from "./verify.js"
+export { ErasureReceipt, MemoryHistory } from "./versions.js"

@@ -3,10 +3,14 @@
  * `raw` (snake_case, as the service sent it), so fields the client does not model stay reachable.
  */
 
-import { list, num, obj, optNum, optStr, type Raw, str } from "./fields.js"
-import type { Jwk, KeyRotation } from "./verify.js"
+import { list, num, obj, optNum, optStr, type Raw, str, strings } from "./fields.js"
+import type { Jwk, KeyRotation, LedgerEntry } from "./signed.js"
 
+export type { LedgerEntry } from "./signed.js"
 export type { Raw }
+
+/** A metadata value: a string, number, boolean, null or list of strings. */
+export type MetadataValue = string | number | boolean | null | ReadonlyArray<string>
 
 export interface Entity {
   readonly text: string
@@ -46,6 +50,17 @@ export class Memory {
   readonly contentText: string
   /** What the service's own plugins found, under each plugin's name (empty with the default plugins). */
   readonly extensions: Raw
+  /** The end user, agent and conversation inside the account it belongs to (null: none). */
+  readonly userId: string | null
+  readonly agentId: string | null
+  readonly sessionId: string | null
+  /** Your own tags. */
+  readonly metadata: Readonly<Record<string, MetadataValue>>
+  /** The memories it replaced, oldest first. */
+  readonly supersedes: ReadonlyArray<string>
+  /** The memory that replaced it, or null while it is current. */
+  readonly supersededBy: string | null
+  readonly supersededAt: string | null
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
@@ -62,6 +77,13 @@ export class Memory {
     this.semanticHash = str(raw, "semantic_hash")
     this.contentText = str(raw, "content_text")
     this.extensions = obj(raw, "extensions")
+    this.userId = optStr(raw, "user_id")
+    this.agentId = optStr(raw, "agent_id")
+    this.sessionId = optStr(raw, "session_id")
+    this.metadata = obj(raw, "metadata") as Memory["metadata"]
+    this.supersedes = strings(raw, "supersedes")
+    this.supersededBy = optStr(raw, "superseded_by")
+    this.supersededAt = optStr(raw, "superseded_at")
   }
 }
 
@@ -73,12 +95,18 @@ export class Captured {
   readonly contentHash: string
   /** Compact JWS over the capture entry of the account's hash chain. */
   readonly receipt: string
+  /** The memories this capture superseded: those it named, then those its facts made out of date. */
+  readonly supersedes: ReadonlyArray<string>
+  /** A newer memory that superseded this one at once (its content was older), or null. */
+  readonly supersededBy: string | null
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.qualityScore = num(raw, "quality_score")
     this.createdAt = str(raw, "created_at")
     this.contentHash = str(raw, "content_hash")
     this.receipt = str(raw, "receipt")
+    this.supersedes = strings(raw, "supersedes")
+    this.supersededBy = optStr(raw, "superseded_by")
   }
 }
 
@@ -95,13 +123,36 @@ export class Uploaded extends Captured {
   }
 }
 
+/** Who a memory belongs to and its tags, as `ask` and `list` show them. */
+abstract class Belonging {
+  readonly userId: string | null
+  readonly agentId: string | null
+  readonly sessionId: string | null
+  readonly metadata: Readonly<Record<string, MetadataValue>>
+  readonly source: string | null
+  /** When the content was written. */
+  readonly timestamp: string
+  /** The memory that replaced it, or null while it is current. */
+  readonly supersededBy: string | null
+  constructor(readonly raw: Raw) {
+    this.userId = optStr(raw, "user_id")
+    this.agentId = optStr(raw, "agent_id")
+    this.sessionId = optStr(raw, "session_id")
+    this.metadata = obj(raw, "metadata") as Belonging["metadata"]
+    this.source = optStr(raw, "source")
+    this.timestamp = str(raw, "timestamp")
+    this.supersededBy = optStr(raw, "superseded_by")
+  }
+}
+
 /** One search result (`ask`). */
-export class Match {
+export class Match extends Belonging {
   readonly umoId: string
   readonly content: string
   /** Ranking score: higher is more relevant. */
   readonly score: number
-  constructor(readonly raw: Raw) {
+  constructor(raw: Raw) {
+    super(raw)
     this.umoId = str(raw, "umo_id")
     this.content = str(raw, "content_text")
     this.score = num(raw, "score")
@@ -109,18 +160,17 @@ export class Match {
 }
 
 /** One row of `list`. */
-export class MemorySummary {
+export class MemorySummary extends Belonging {
   readonly umoId: string
   readonly summary: string
   readonly qualityScore: number
   readonly createdAt: string
-  readonly source: string | null
-  constructor(readonly raw: Raw) {
+  constructor(raw: Raw) {
+    super(raw)
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
     this.qualityScore = num(raw, "quality_score")
     this.createdAt = str(raw, "created_at")
-    this.source = optStr(raw, "source")
   }
 }
 
@@ -143,6 +193,9 @@ export class BatchItem {
   readonly umoId: string | null
   readonly qualityScore: number | null
   readonly receipt: string | null
+  /** What this item superseded (empty when it failed). */
+  readonly supersedes: ReadonlyArray<string>
+  readonly supersededBy: string | null
   readonly error: { readonly status: number; readonly detail: string } | null
   constructor(readonly raw: Raw) {
     this.index = num(raw, "index")
@@ -150,24 +203,10 @@ export class BatchItem {
     this.umoId = optStr(raw, "umo_id")
     this.qualityScore = optNum(raw, "quality_score")
     this.receipt = optStr(raw, "receipt")
+    this.supersedes = strings(raw, "supersedes")
+    this.supersededBy = optStr(raw, "superseded_by")
     this.error = (raw.error ?? null) as BatchItem["error"]
   }
-}
-
-/** A signed entry of an account's hash chain, with the service's field names (they are hashed). */
-export interface LedgerEntry {
-  readonly account_id: string
-  readonly seq: number
-  readonly kind: string
-  readonly umo_id: string
-  readonly content_hash: string
-  readonly semantic_hash: string
-  readonly record_hash: string
-  readonly recorded_at: string
-  readonly prev_hash: string
-  readonly entry_hash: string
-  readonly signature: string
-  readonly key_id: string
 }
 
 /**
@@ -200,6 +239,10 @@ export class Proof {
   readonly verificationMode: string
   /** The signed capture entry (see `verifyProof` for the offline check). */
   readonly entry: LedgerEntry | null
+  /** The memory that replaced it, or null while it is current. */
+  readonly supersededBy: string | null
+  /** The signed entry recording that replacement (`verifyProof` checks it too), or null. */
+  readonly supersession: LedgerEntry | null
   /** The key the service says signed the entry; pin your own copy rather than trusting this one. */
   readonly publicKey: Jwk
   /** The service's key records: `verifyProof` follows them from the keys you pinned. */
@@ -216,6 +259,8 @@ export class Proof {
     this.semanticHash = str(audit, "semantic_hash")
     this.verificationMode = str(audit, "verification_mode")
     this.entry = (raw.chain ?? null) as LedgerEntry | null
+    this.supersededBy = optStr(raw, "superseded_by")
+    this.supersession = (raw.supersession ?? null) as LedgerEntry | null
     this.publicKey = (raw.public_key ?? {}) as Jwk
     this.rotations = (Array.isArray(raw.rotations) ? raw.rotations : []) as ReadonlyArray<KeyRotation>
   }

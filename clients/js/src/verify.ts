@@ -7,47 +7,49 @@
  * passes from a pinned key to its successors (and back to its predecessors) and to no other key.
  */
 import { VerificationError } from "./errors.js"
-import type { LedgerEntry, Proof } from "./models.js"
+import type { Proof } from "./models.js"
+import type { Jwk, KeyRotation, LedgerEntry, PublicKey, SigningKeySet } from "./signed.js"
 
-/** A JSON Web Key (RFC 7517); the service's is an OKP key on Ed25519. */
-export interface Jwk {
-  readonly kty?: string
-  readonly crv?: string
-  readonly x?: string
-  readonly kid?: string
-  readonly alg?: string
-  readonly use?: string
-  readonly [member: string]: unknown
-}
+export type { Jwk, KeyRotation, PublicKey, SigningKeySet } from "./signed.js"
 
-/** A key record (JWS, general JSON serialization) naming a key and the one it replaced. */
-export interface KeyRotation {
-  readonly payload: string
-  readonly signatures: ReadonlyArray<{ readonly protected: string; readonly signature: string }>
-}
-
-/** The service's JWK Set: its keys, current first, and the key records that link them. */
-export interface SigningKeySet {
-  readonly keys: ReadonlyArray<Jwk>
-  readonly rotations?: ReadonlyArray<KeyRotation>
-}
-
-/** What you pinned: a public JWK (OKP, Ed25519) or a JWK Set holding it. */
-export type PublicKey = Jwk | SigningKeySet
-
-/** The claims of a receipt: of a capture (`capture` returns it) or of a deletion (`forget`). */
+/**
+ * The claims of a receipt: of a capture (`capture` returns it), of a deletion (`forget`), or of an
+ * erasure of many memories (`forgetAll`: their ids and count; `entry` is the last deletion entry,
+ * whose hash covers the ones before it, from `first_seq`).
+ */
 export interface ReceiptClaims {
-  readonly type: "umo-capture-receipt" | "umo-deletion-receipt"
-  readonly umo_id: string
-  /** Deletion receipts only. */
+  readonly type: "umo-capture-receipt" | "umo-deletion-receipt" | "umo-erasure-receipt"
+  /** Capture and deletion receipts. */
+  readonly umo_id?: string
+  /** Deletion and erasure receipts. */
   readonly deleted_at?: string
+  /** Erasure receipts: the memories erased, in id order, their count and the first entry's seq. */
+  readonly umo_ids?: ReadonlyArray<string>
+  readonly count?: number
+  readonly first_seq?: number
   readonly entry: LedgerEntry
 }
 
 /** The chain entry kind each receipt type must carry. */
 const entryKinds: Record<string, string> = {
   "umo-capture-receipt": "capture",
-  "umo-deletion-receipt": "delete"
+  "umo-deletion-receipt": "delete",
+  "umo-erasure-receipt": "delete"
+}
+
+/** Whether the claims' entry is the one a receipt of their type must carry. */
+const claimsConsistent = (claims: ReceiptClaims): boolean => {
+  const kind = entryKinds[String(claims.type)]
+  if (kind === undefined || claims.entry?.kind !== kind) return false
+  if (claims.type !== "umo-erasure-receipt") return claims.entry.umo_id === claims.umo_id
+  const ids = claims.umo_ids
+  return (
+    Array.isArray(ids) &&
+    ids.length > 0 &&
+    claims.count === ids.length &&
+    ids.at(-1) === claims.entry.umo_id &&
+    claims.first_seq === claims.entry.seq - ids.length + 1
+  )
 }
 
 const encoder = new TextEncoder()
@@ -58,11 +60,15 @@ const hex = (bytes: ArrayBuffer) =>
 
 const sha256Hex = async (text: string) => hex(await crypto.subtle.digest("SHA-256", encoder.encode(text)))
 
+/** Bytes as a binary string, a slice at a time: spreading a long receipt's bytes overflows the stack. */
+const binaryString = (bytes: Uint8Array) => {
+  let text = ""
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return text
+}
+
 const toBase64Url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "")
+  btoa(binaryString(bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 
 /**
  * Decodes base64url in its canonical form only: texts that differ in the unused bits of their last
@@ -197,7 +203,8 @@ export const trustedKeys = async (
 
 /**
  * `entry_hash` as the service computes it: SHA-256 of the RFC 8785 canonical JSON of the entry's
- * fields. They are strings and one integer, so sorted keys and `JSON.stringify` are canonical.
+ * fields. They are strings and one integer, so sorted keys and `JSON.stringify` are canonical. A
+ * supersession entry also names its successor (`superseded_by`); other entries have no such field.
  */
 export const entryHash = (entry: LedgerEntry): Promise<string> =>
   sha256Hex(
@@ -210,6 +217,7 @@ export const entryHash = (entry: LedgerEntry): Promise<string> =>
       recorded_at: entry.recorded_at,
       semantic_hash: entry.semantic_hash,
       seq: entry.seq,
+      ...(typeof entry.superseded_by === "string" ? { superseded_by: entry.superseded_by } : {}),
       umo_id: entry.umo_id
     })
   )
@@ -231,14 +239,29 @@ export const verifyEntry = async (
   )
 }
 
+/** A superseded memory's supersession entry names it and its successor, and is signed by a trusted key. */
+const successionHolds = async (proof: Proof, publicKey: PublicKey) => {
+  if (proof.supersededBy === null) return true
+  const entry = proof.supersession
+  return (
+    entry !== null &&
+    entry.kind === "supersede" &&
+    entry.umo_id === proof.umoId &&
+    entry.superseded_by === proof.supersededBy &&
+    (await verifyEntry(entry, publicKey, proof.rotations))
+  )
+}
+
 /**
  * Whether a proof holds up offline: its capture entry is signed by a key you pinned (or one the
  * proof's key records link to it), names this memory and its content and semantic hashes, and —
- * when `content` is given (the text `ask` returns) — the content hashes to the recorded value.
+ * when `content` is given (the text `ask` returns) — the content hashes to the recorded value; a
+ * superseded memory's proof also carries the signed entry naming its successor.
  */
 export const verifyProof = async (proof: Proof, publicKey: PublicKey, content?: string): Promise<boolean> => {
   const entry = proof.entry
   return (
+    (await successionHolds(proof, publicKey)) &&
     entry !== null &&
     entry.kind === "capture" &&
     entry.umo_id === proof.umoId &&
@@ -250,7 +273,7 @@ export const verifyProof = async (proof: Proof, publicKey: PublicKey, content?: 
 }
 
 /**
- * Checks a capture or deletion receipt (compact JWS, EdDSA) offline and returns its claims; throws
+ * Checks a capture, deletion or erasure receipt (compact JWS, EdDSA) offline and returns its claims; throws
  * a `VerificationError` when it is malformed, not signed by a trusted key, or not a UMO receipt.
  * `rotations` (e.g. from a fresh `signingKeys()`) lets a key you pinned vouch for its successors.
  */
@@ -277,9 +300,7 @@ export const verifyReceipt = async (
     if (await verifySignature(jwk, `${header}.${payload}`, signature)) signed = true
   }
   if (!signed) throw new VerificationError("the receipt's signature does not match a trusted key")
-  const kind = entryKinds[claims.type]
-  if (kind === undefined || claims.entry?.kind !== kind || claims.entry.umo_id !== claims.umo_id)
-    throw new VerificationError("not a UMO capture or deletion receipt")
+  if (!claimsConsistent(claims)) throw new VerificationError("not a UMO capture, deletion or erasure receipt")
   if (!(await verifyEntry(claims.entry, trusted)))
     throw new VerificationError("the chain entry inside the receipt does not verify")
   return claims

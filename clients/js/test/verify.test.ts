@@ -203,3 +203,31 @@ describe("verifyProof and verifyReceipt in @umo/client", () => {
     expect(outcomes.size).toBeGreaterThanOrEqual(6)
   })
 })
+
+describe("an erasure receipt of 10,000 memories", () => {
+  it("verifies in @umo/core and @umo/client alike, and a changed one in neither", async () => {
+    const umo_ids = Array.from(
+      { length: 10_000 },
+      (_, i) => `019a0000-0000-7000-8000-${String(i).padStart(12, "0")}`
+    )
+    const entry = entryOf("delete", signer, { umo_id: umo_ids.at(-1)!, seq: 10_000 })
+    const header = base64url({ alg: "EdDSA", kid: signer.kid })
+    const claims = {
+      type: "umo-erasure-receipt",
+      count: umo_ids.length,
+      umo_ids,
+      deleted_at: entry.recorded_at,
+      first_seq: 1,
+      entry
+    }
+    const receipt = (payload: string) =>
+      `${header}.${payload}.${signer.sign(`${header}.${base64url(claims)}`)}`
+    const pinned = { keys: [signer.jwk] }
+    // Hundreds of kilobytes of JWS: the client's base64 must not spread them over the stack.
+    expect((await clientVerifyReceipt(receipt(base64url(claims)), pinned)).umo_ids).toHaveLength(10_000)
+    expect((await verifyReceipt(receipt(base64url(claims)), pinned)).umo_ids).toHaveLength(10_000)
+    const changed = base64url({ ...claims, umo_ids: umo_ids.slice(1) })
+    await expect(clientVerifyReceipt(receipt(changed), pinned)).rejects.toThrow()
+    await expect(verifyReceipt(receipt(changed), pinned)).rejects.toThrow()
+  })
+})

@@ -32,6 +32,7 @@ class Seen:
     path: str
     key: Optional[str]
     body: bytes
+    query: str = ""
 
 
 class ScriptedServer:
@@ -58,10 +59,10 @@ class ScriptedServer:
             def respond(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                path = self.path.split("?")[0]
+                path, _, query = self.path.partition("?")
                 with scripted.lock:
                     n = len(scripted.seen)
-                    scripted.seen.append(Seen(self.command, path, self.headers.get("Idempotency-Key"), body))
+                    scripted.seen.append(Seen(self.command, path, self.headers.get("Idempotency-Key"), body, query))
                     script = scripted.scripts.get(path)
                     action = script.popleft() if script else OK
                 self.close_connection = True

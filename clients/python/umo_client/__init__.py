@@ -4,8 +4,11 @@
 >>> umo = UMOClient()  # UMO_API_KEY, UMO_BASE_URL
 >>> captured = umo.capture("Lunch with Ana at Nopa on Friday.")
 >>> best = umo.ask("Where did I have lunch?")[0]
+>>> mine = umo.list(user_id="ana", filters={"metadata": {"topic": {"in": ["food", "travel"]}}})
 """
 
+from ._fields import Metadata, MetadataValue
+from ._requests import BatchInput, FilterExpression, FilterScalar, MetadataMatch, Timestamp
 from .client import UMOClient
 from .errors import (
     APIError,
@@ -16,22 +19,23 @@ from .errors import (
     ValidationError,
     VerificationError,
 )
+from .keys import PublicKey
 from .models import (
     BatchItem,
     Captured,
-    DeletionReceipt,
     Entity,
     Explanation,
     Match,
     Memory,
     MemoryPage,
     MemorySummary,
-    Proof,
     Topic,
     Triple,
     Uploaded,
 )
 from .results import Account, Answer, Citation, Comparison, Model, Models
+from .signed import ChainPage, DeletionReceipt, LedgerEntry, Proof
+from .versions import ErasureReceipt, MemoryHistory
 from .verify import (
     TrustedKeys,
     entry_hash,
@@ -49,22 +53,34 @@ __all__ = [
     "Account",
     "Answer",
     "AuthenticationError",
+    "BatchInput",
     "BatchItem",
     "Captured",
+    "ChainPage",
     "Citation",
     "Comparison",
     "DeletionReceipt",
     "Entity",
+    "ErasureReceipt",
     "Explanation",
+    "FilterExpression",
+    "FilterScalar",
+    "LedgerEntry",
     "Match",
     "Memory",
+    "MemoryHistory",
     "MemoryPage",
     "MemorySummary",
+    "Metadata",
+    "MetadataMatch",
+    "MetadataValue",
     "Model",
     "Models",
     "NotFoundError",
     "Proof",
+    "PublicKey",
     "RateLimitError",
+    "Timestamp",
     "Topic",
     "Triple",
     "TrustedKeys",

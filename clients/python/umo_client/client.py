@@ -7,44 +7,16 @@ import mimetypes
 import os
 import urllib.parse
 import uuid
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
+from ._fields import MetadataValue
+from ._requests import BatchInput, FilterExpression, MetadataMatch, Timestamp, batch_item, capture_fields, selection, some, text_fields
 from ._transport import Transport, check_idempotency_key, multipart
-from .models import (
-    BatchItem,
-    Captured,
-    DeletionReceipt,
-    Explanation,
-    Match,
-    Memory,
-    MemoryPage,
-    MemorySummary,
-    Proof,
-    Uploaded,
-)
+from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, Uploaded
 from .results import Account, Answer, Comparison, Models
-
-Timestamp = Union[datetime, str]
-BatchInput = Union[str, Mapping[str, Any]]
-
-
-def _iso(timestamp: Optional[Timestamp]) -> Optional[str]:
-    if isinstance(timestamp, datetime):
-        if timestamp.tzinfo is None:
-            raise ValueError("timestamp must be timezone-aware (e.g. datetime.now(timezone.utc))")
-        return timestamp.isoformat()
-    return timestamp
-
-
-def _capture_body(content: str, source: Optional[str], timestamp: Optional[Timestamp]) -> dict[str, Any]:
-    body: dict[str, Any] = {"content": content}
-    if source is not None:
-        body["source"] = source
-    if timestamp is not None:
-        body["timestamp"] = _iso(timestamp)
-    return body
+from .signed import ChainPage, DeletionReceipt, Proof
+from .versions import ErasureReceipt, MemoryHistory
 
 
 def _memory_path(umo_id: str, suffix: str = "") -> str:
@@ -56,16 +28,11 @@ def _key(idempotency_key: Optional[str]) -> str:
     return str(uuid.uuid4()) if idempotency_key is None else check_idempotency_key(idempotency_key)
 
 
-def _some(**fields: Any) -> dict[str, Any]:
-    """The fields that were given (not None)."""
-    return {k: v for k, v in fields.items() if v is not None}
-
-
 class UMOClient:
     """A client of the UMO API. The nine verbs of the spec — ``capture``, ``ask`` (search),
     ``get``, ``list``, ``verify``, ``explain``, ``forget``, ``upload``, ``batch`` — and the other
-    calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``account``, ``models``,
-    ``health``, ``signing_keys``.
+    calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``history``, ``forget_all``,
+    ``account``, ``chain`` (``/v1/account/chain``), ``models``, ``health``, ``signing_keys``.
 
     ``api_key`` defaults to ``UMO_API_KEY``, ``base_url`` to ``UMO_BASE_URL`` then
     ``http://127.0.0.1:8787``. ``timeout`` (seconds) applies to each attempt; a 429 or 503 is
@@ -80,6 +47,15 @@ class UMOClient:
     ``idempotency_key`` (kept by the service for 24 hours, per account) to make a retry of your own
     — after a crash, say — safe too: the same key and request get the first answer again; the same
     key with another request is refused (:class:`ValidationError`, 422).
+
+    A capture may say who the memory belongs to inside the account (``user_id``, ``agent_id``,
+    ``session_id``: each 1 to 200 printable characters), tag it (``metadata``: a flat dict of at
+    most 32 keys) and replace older memories (``supersedes``: their ids; ``infer_updates``: also
+    those whose facts it states anew, on by default). The reads (``list``, ``iterate``, ``ask``,
+    ``answer``, ``forget_all``) take the selection: every field given narrows it (AND) — the
+    scope fields, ``source``, ``metadata`` (each key equal to its value, or to any of a list),
+    ``after`` / ``before`` (the content's time), ``include_superseded`` (default False) and
+    ``filters`` (a filter expression, see :data:`umo_client.FilterExpression`).
     """
 
     def __init__(
@@ -102,20 +78,46 @@ class UMOClient:
         *,
         source: Optional[str] = None,
         timestamp: Optional[Timestamp] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[Mapping[str, MetadataValue]] = None,
+        supersedes: Optional[Sequence[str]] = None,
+        infer_updates: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Captured:
         """Captures one text as a memory (``POST /v1/process``). Idempotent across retries: the
         call sends ``idempotency_key`` (1 to 255 visible ASCII characters; a new UUID when not
         given) as its ``Idempotency-Key``; a repeat with the same key and arguments within 24 hours
-        returns the first capture (same ``umo_id`` and receipt) and stores nothing."""
-        body = _capture_body(content, source, timestamp)
+        returns the first capture (same ``umo_id`` and receipt) and stores nothing. The result's
+        ``supersedes`` lists the memories it replaced (an unknown id in ``supersedes`` is a
+        :class:`NotFoundError` and nothing is stored)."""
+        fields = capture_fields(source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates)
         return Captured.from_raw(
-            self._transport.send("POST", "/v1/process", json_body=body, idempotency_key=_key(idempotency_key))
+            self._transport.send(
+                "POST", "/v1/process", json_body={"content": content, **fields}, idempotency_key=_key(idempotency_key)
+            )
         )
 
-    def ask(self, query: str, *, limit: Optional[int] = None, source: Optional[str] = None) -> builtins.list[Match]:
-        """Searches the memories, best first (``POST /v1/memories/query``); no LLM is involved."""
-        data = self._transport.send("POST", "/v1/memories/query", json_body=_some(query=query, limit=limit, source=source))
+    def ask(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        include_superseded: Optional[bool] = None,
+        filters: Optional[FilterExpression] = None,
+    ) -> builtins.list[Match]:
+        """Searches the memories of the selection, best first (``POST /v1/memories/query``); no
+        LLM is involved."""
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
+        data = self._transport.send("POST", "/v1/memories/query", json_body={"query": query, **some(limit=limit), **chosen})
         results = data.get("results")
         return [Match.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
 
@@ -123,34 +125,95 @@ class UMOClient:
         """One memory with everything extracted from it (``GET /v1/memories/{id}``)."""
         return Memory.from_raw(self._transport.send("GET", _memory_path(umo_id)))
 
-    def list(self, *, limit: Optional[int] = None, offset: Optional[int] = None, source: Optional[str] = None) -> MemoryPage:
-        """A page of memories, newest first (``GET /v1/memories``)."""
-        return MemoryPage.from_raw(self._transport.send("GET", "/v1/memories", query=_some(limit=limit, offset=offset, source=source)))
+    def history(self, umo_id: str) -> MemoryHistory:
+        """A memory's line of versions, oldest first: every memory it superseded or that
+        superseded it, itself included (``GET /v1/memories/{id}/history``)."""
+        return MemoryHistory.from_raw(self._transport.send("GET", _memory_path(umo_id, "/history")))
 
-    def iterate(self, *, limit: Optional[int] = None, source: Optional[str] = None) -> Iterator[MemorySummary]:
-        """Every memory (optionally of one source), fetched page by page as the loop asks."""
+    def list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        include_superseded: Optional[bool] = None,
+        filters: Optional[FilterExpression] = None,
+    ) -> MemoryPage:
+        """A page of the selection's memories, newest first (``GET /v1/memories``); ``metadata``
+        and ``filters`` travel as JSON in the query string."""
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
+        query = text_fields({**some(limit=limit, offset=offset), **chosen})
+        return MemoryPage.from_raw(self._transport.send("GET", "/v1/memories", query=query))
+
+    def iterate(
+        self,
+        *,
+        limit: Optional[int] = None,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        include_superseded: Optional[bool] = None,
+        filters: Optional[FilterExpression] = None,
+    ) -> Iterator[MemorySummary]:
+        """Every memory of the selection (as ``list`` takes it), fetched page by page as the loop asks."""
         offset = 0
         while True:
-            page = self.list(limit=limit, offset=offset, source=source)
+            page = self.list(
+                limit=limit, offset=offset, source=source, user_id=user_id, agent_id=agent_id, session_id=session_id,
+                metadata=metadata, after=after, before=before, include_superseded=include_superseded, filters=filters,
+            )
             yield from page.items
             offset += len(page.items)
             if not page.has_more or not page.items:
                 return
 
     def verify(self, umo_id: str) -> Proof:
-        """The service's proof that a memory is unchanged since capture (``GET …/proof``)."""
+        """The service's proof that a memory is unchanged since capture (``GET …/proof``); a
+        superseded memory's proof also carries the signed entry naming its successor."""
         return Proof.from_raw(self._transport.send("GET", _memory_path(umo_id, "/proof")))
 
     def explain(self, umo_id: str, *, query: Optional[str] = None) -> Explanation:
         """What was captured and extracted, and why — and, given a ``query``, why it matches it
         (``GET …/explain``)."""
         return Explanation.from_raw(
-            self._transport.send("GET", _memory_path(umo_id, "/explain"), query=_some(query=query))
+            self._transport.send("GET", _memory_path(umo_id, "/explain"), query=some(query=query))
         )
 
     def forget(self, umo_id: str) -> DeletionReceipt:
         """Deletes a memory and returns the signed receipt (``DELETE /v1/memories/{id}``)."""
         return DeletionReceipt.from_raw(self._transport.send("DELETE", _memory_path(umo_id)))
+
+    def forget_all(
+        self,
+        *,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        source: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        filters: Optional[FilterExpression] = None,
+    ) -> ErasureReceipt:
+        """Deletes every memory of an end user, agent or conversation — superseded ones too —
+        narrowed by the other fields if given, and returns one signed receipt naming them all
+        (``DELETE /v1/memories?user_id=…``; check it with ``verify_receipt``). At least one of
+        ``user_id``, ``agent_id``, ``session_id`` is required (else :class:`ValueError`, before any
+        request), so the whole account is never erased by accident."""
+        if user_id is None and agent_id is None and session_id is None:
+            raise ValueError("forget_all needs a scope: user_id, agent_id or session_id (at least one)")
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, None, filters)
+        return ErasureReceipt.from_raw(self._transport.send("DELETE", "/v1/memories", query=text_fields(chosen)))
 
     def upload(
         self,
@@ -158,33 +221,38 @@ class UMOClient:
         *,
         source: Optional[str] = None,
         content_type: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[Mapping[str, MetadataValue]] = None,
+        supersedes: Optional[Sequence[str]] = None,
+        infer_updates: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Uploaded:
         """Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata
-        (``POST /v1/upload``). The service detects the format from the bytes. Idempotent across
-        retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given) with
-        the same file, name, type and source returns the first upload again."""
+        (``POST /v1/upload``). The service detects the format from the bytes. The other fields are
+        a capture's (sent as form fields, ``metadata`` and ``supersedes`` as JSON). Idempotent
+        across retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given)
+        with the same file, name, type and fields returns the first upload again."""
         key = _key(idempotency_key)
+        fields = text_fields(capture_fields(source, None, user_id, agent_id, session_id, metadata, supersedes, infer_updates))
         file = Path(path)
         media_type = content_type or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        body, form_type = multipart(_some(source=source), "file", file.name, file.read_bytes(), media_type)
+        body, form_type = multipart(fields, "file", file.name, file.read_bytes(), media_type)
         return Uploaded.from_raw(
             self._transport.send("POST", "/v1/upload", body=body, content_type=form_type, idempotency_key=key)
         )
 
     def batch(self, items: Sequence[BatchInput], *, idempotency_key: Optional[str] = None) -> builtins.list[BatchItem]:
         """Captures up to 100 texts in one call (``POST /v1/batch``); one result per item, in order.
-        An item is a text or a mapping with ``content`` and optional ``source`` and ``timestamp``.
-        The valid items are stored together or (the service unavailable, 503) not at all. Idempotent
-        across retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given)
-        with the same items returns the first results again and stores nothing more."""
+        An item is a text or a mapping with ``content`` and any of ``capture``'s fields (``source``,
+        ``timestamp``, ``user_id``, ``agent_id``, ``session_id``, ``metadata``, ``supersedes``,
+        ``infer_updates``; another key is a :class:`ValueError`). The valid items are stored
+        together or (the service unavailable, 503) not at all. Idempotent across retries, like
+        ``capture``: the same ``idempotency_key`` (a new UUID when not given) with the same items
+        returns the first results again and stores nothing more."""
         key = _key(idempotency_key)
-        body = [
-            {"content": item}
-            if isinstance(item, str)
-            else _capture_body(item["content"], item.get("source"), item.get("timestamp"))
-            for item in items
-        ]
+        body = [batch_item(item) for item in items]
         results = self._transport.send("POST", "/v1/batch", json_body={"items": body}, idempotency_key=key).get("results")
         return [BatchItem.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
 
@@ -195,22 +263,40 @@ class UMOClient:
         model: Optional[str] = None,
         provider_key: Optional[str] = None,
         context_size: Optional[int] = None,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        include_superseded: Optional[bool] = None,
+        filters: Optional[FilterExpression] = None,
     ) -> Answer:
-        """An answer written from the memories, with ``[n]`` citations (``POST /v1/ask``). Cloud
-        models run with your own ``provider_key``, sent to the service and never stored."""
-        body = _some(question=question, model=model, provider_key=provider_key, context_size=context_size)
+        """An answer written from the selection's memories, with ``[n]`` citations (``POST
+        /v1/ask``). Cloud models run with your own ``provider_key``, sent to the service and never
+        stored."""
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
+        body = {"question": question, **some(model=model, provider_key=provider_key, context_size=context_size), **chosen}
         return Answer.from_raw(self._transport.send("POST", "/v1/ask", json_body=body))
 
     def compare(
         self, source_id: str, candidate_id: str, *, explain: Optional[bool] = None, threshold: Optional[float] = None
     ) -> Comparison:
         """How alike two memories are (``POST /v1/match``)."""
-        body = _some(source_ulid=source_id, candidate_ulid=candidate_id, explain=explain, threshold=threshold)
+        body = some(source_ulid=source_id, candidate_ulid=candidate_id, explain=explain, threshold=threshold)
         return Comparison.from_raw(self._transport.send("POST", "/v1/match", json_body=body))
 
     def account(self) -> Account:
         """The account and key this client calls with (``GET /v1/account``)."""
         return Account.from_raw(self._transport.send("GET", "/v1/account"))
+
+    def chain(self, *, limit: Optional[int] = None, before: Optional[int] = None) -> ChainPage:
+        """A page of the account's hash chain, newest first (``GET /v1/account/chain``): its
+        capture, supersession and deletion entries as signed, to check offline with
+        ``verify_entry`` and the pinned keys. ``limit`` is 1 to 100 (default 50); ``before`` (the
+        previous page's ``next_before``) asks for the entries with a lower ``seq``."""
+        return ChainPage.from_raw(self._transport.send("GET", "/v1/account/chain", query=some(limit=limit, before=before)))
 
     def models(self) -> Models:
         """The answer models ``answer`` accepts (``GET /v1/ask/models``)."""

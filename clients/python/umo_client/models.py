@@ -1,32 +1,36 @@
 """Results as small typed objects with snake_case fields; each keeps the response it came from in
-``raw``, so fields the client does not model stay reachable."""
+``raw``, so fields the client does not model stay reachable. The signed evidence (``Proof``,
+``ChainPage``, ``DeletionReceipt``) is in :mod:`umo_client.signed`, a memory's versions and the
+erasure of a scope in :mod:`umo_client.versions`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 
-Raw = Mapping[str, Any]
+from ._fields import Metadata as Metadata
+from ._fields import MetadataValue as MetadataValue
+from ._fields import Raw as Raw
+from ._fields import _list, _metadata, _obj, _opt_num, _opt_str, _strings
 
-
-def _opt_str(raw: Raw, key: str) -> Optional[str]:
-    value = raw.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _opt_num(raw: Raw, key: str) -> Optional[float]:
-    value = raw.get(key)
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _obj(raw: Raw, key: str) -> Raw:
-    value = raw.get(key)
-    return value if isinstance(value, dict) else {}
+# Where they were before they moved to `signed`: `from umo_client.models import Proof` still works.
+from .signed import ChainPage as ChainPage
+from .signed import DeletionReceipt as DeletionReceipt
+from .signed import LedgerEntry as LedgerEntry
+from .signed import Proof as Proof
 
 
-def _list(raw: Raw, key: str) -> list[Raw]:
-    value = raw.get(key)
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+def _belonging(raw: Raw) -> dict[str, Any]:
+    """Who a memory belongs to, its tags and whether it is current, as ``ask`` and ``list`` show them."""
+    return {
+        "user_id": _opt_str(raw, "user_id"),
+        "agent_id": _opt_str(raw, "agent_id"),
+        "session_id": _opt_str(raw, "session_id"),
+        "metadata": _metadata(raw),
+        "source": _opt_str(raw, "source"),
+        "timestamp": str(raw.get("timestamp", "")),
+        "superseded_by": _opt_str(raw, "superseded_by"),
+    }
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class Topic:
 
 @dataclass(frozen=True)
 class Memory:
-    """A whole memory (``get``)."""
+    """A whole memory (``get``, and each version of ``history``)."""
 
     umo_id: str
     summary: str
@@ -72,6 +76,17 @@ class Memory:
     """The normalized content: the text ``content_hash`` is computed from and entity offsets point into."""
     extensions: Raw
     """What the service's own plugins found, under each plugin's name (empty with the default plugins)."""
+    user_id: Optional[str]
+    """The end user, agent and conversation inside the account it belongs to (None: none)."""
+    agent_id: Optional[str]
+    session_id: Optional[str]
+    metadata: Metadata
+    """Your own tags (``{}`` when none)."""
+    supersedes: list[str]
+    """The memories it replaced, oldest first."""
+    superseded_by: Optional[str]
+    """The memory that replaced it, or None while it is current."""
+    superseded_at: Optional[str]
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -92,19 +107,30 @@ class Memory:
             semantic_hash=str(raw.get("semantic_hash", "")),
             content_text=str(raw.get("content_text", "")),
             extensions=_obj(raw, "extensions"),
+            user_id=_opt_str(raw, "user_id"),
+            agent_id=_opt_str(raw, "agent_id"),
+            session_id=_opt_str(raw, "session_id"),
+            metadata=_metadata(raw),
+            supersedes=_strings(raw, "supersedes"),
+            superseded_by=_opt_str(raw, "superseded_by"),
+            superseded_at=_opt_str(raw, "superseded_at"),
             raw=raw,
         )
 
 
 @dataclass(frozen=True)
 class Captured:
-    """What ``capture`` returns: the new memory's id and its signed capture receipt."""
+    """What ``capture`` returns: the new memory's id, its signed capture receipt and what it updated."""
 
     umo_id: str
     quality_score: float
     created_at: str
     content_hash: str
     receipt: str
+    supersedes: list[str]
+    """The memories this capture superseded: those it named, then those its facts made out of date."""
+    superseded_by: Optional[str]
+    """A newer memory that superseded this one at once (its content was older), or None."""
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -115,6 +141,8 @@ class Captured:
             created_at=str(raw.get("created_at", "")),
             content_hash=str(raw.get("content_hash", "")),
             receipt=str(raw.get("receipt", "")),
+            supersedes=_strings(raw, "supersedes"),
+            superseded_by=_opt_str(raw, "superseded_by"),
             raw=raw,
         )
 
@@ -140,28 +168,51 @@ class Uploaded(Captured):
 
 @dataclass(frozen=True)
 class Match:
-    """One search result (``ask``)."""
+    """One search result (``ask``), with who it belongs to and its tags."""
 
     umo_id: str
     content: str
     score: float
     """Ranking score: higher is more relevant."""
+    user_id: Optional[str]
+    agent_id: Optional[str]
+    session_id: Optional[str]
+    metadata: Metadata
+    source: Optional[str]
+    timestamp: str
+    """When the content was written."""
+    superseded_by: Optional[str]
+    """The memory that replaced it (``include_superseded``), or None while it is current."""
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Match:
-        return cls(str(raw.get("umo_id", "")), str(raw.get("content_text", "")), float(raw.get("score", 0)), raw)
+        return cls(
+            umo_id=str(raw.get("umo_id", "")),
+            content=str(raw.get("content_text", "")),
+            score=float(raw.get("score", 0)),
+            **_belonging(raw),
+            raw=raw,
+        )
 
 
 @dataclass(frozen=True)
 class MemorySummary:
-    """One row of ``list``."""
+    """One row of ``list``, with who it belongs to and its tags."""
 
     umo_id: str
     summary: str
     quality_score: float
     created_at: str
     source: Optional[str]
+    user_id: Optional[str]
+    agent_id: Optional[str]
+    session_id: Optional[str]
+    metadata: Metadata
+    timestamp: str
+    """When the content was written."""
+    superseded_by: Optional[str]
+    """The memory that replaced it (``include_superseded``), or None while it is current."""
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -171,7 +222,7 @@ class MemorySummary:
             summary=str(raw.get("summary", "")),
             quality_score=float(raw.get("quality_score", 0)),
             created_at=str(raw.get("created_at", "")),
-            source=_opt_str(raw, "source"),
+            **_belonging(raw),
             raw=raw,
         )
 
@@ -202,6 +253,9 @@ class BatchItem:
     receipt: Optional[str]
     error_status: Optional[int]
     error_detail: Optional[str]
+    supersedes: list[str]
+    """What this item superseded (empty when it failed)."""
+    superseded_by: Optional[str]
     raw: Raw = field(repr=False, compare=False)
 
     @classmethod
@@ -216,50 +270,8 @@ class BatchItem:
             receipt=_opt_str(raw, "receipt"),
             error_status=None if status is None else int(status),
             error_detail=_opt_str(error, "detail"),
-            raw=raw,
-        )
-
-
-@dataclass(frozen=True)
-class Proof:
-    """What ``verify`` returns: the service's check of a memory, and the signed capture entry of
-    the account's hash chain (``entry``, with the service's field names) to check it offline."""
-
-    valid: bool
-    """The stored memory still hashes to what was recorded at capture."""
-    hash_chain_valid: bool
-    chain_tampered: bool
-    first_published: str
-    umo_id: str
-    source: Optional[str]
-    content_hash: str
-    semantic_hash: str
-    verification_mode: str
-    entry: Optional[Raw]
-    public_key: Raw
-    """The key the service says signed the entry; pin your own copy rather than trusting this one."""
-    rotations: list[Raw]
-    """The service's key records (each signed by a key and the one it replaced): ``verify_proof``
-    follows them from the keys you pinned to the key that signed the entry."""
-    raw: Raw = field(repr=False, compare=False)
-
-    @classmethod
-    def from_raw(cls, raw: Raw) -> Proof:
-        audit = _obj(raw, "audit_proof")
-        chain = raw.get("chain")
-        return cls(
-            valid=raw.get("valid") is True,
-            hash_chain_valid=raw.get("hash_chain_valid") is True,
-            chain_tampered=audit.get("chain_tampered") is True,
-            first_published=str(raw.get("first_published", "")),
-            umo_id=str(raw.get("umo_id", "")),
-            source=_opt_str(raw, "source"),
-            content_hash=str(audit.get("content_hash", "")),
-            semantic_hash=str(audit.get("semantic_hash", "")),
-            verification_mode=str(audit.get("verification_mode", "")),
-            entry=chain if isinstance(chain, dict) else None,
-            public_key=_obj(raw, "public_key"),
-            rotations=_list(raw, "rotations"),
+            supersedes=_strings(raw, "supersedes"),
+            superseded_by=_opt_str(raw, "superseded_by"),
             raw=raw,
         )
 
@@ -285,25 +297,4 @@ class Explanation:
             verification_mode=str(audit.get("verification_mode", "")),
             reproducible=audit.get("reproducible") is True,
             raw=raw,
-        )
-
-
-@dataclass(frozen=True)
-class DeletionReceipt:
-    """What ``forget`` returns: a signed receipt of the deletion (see ``verify_receipt``)."""
-
-    forgotten: bool
-    umo_id: str
-    deleted_at: str
-    receipt: str
-    raw: Raw = field(repr=False, compare=False)
-
-    @classmethod
-    def from_raw(cls, raw: Raw) -> DeletionReceipt:
-        return cls(
-            raw.get("forgotten") is True,
-            str(raw.get("umo_id", "")),
-            str(raw.get("deleted_at", "")),
-            str(raw.get("receipt", "")),
-            raw,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .models import Raw, _list, _obj, _opt_num, _opt_str
+from ._fields import Raw, _list, _obj, _opt_num, _opt_str
 
 
 @dataclass(frozen=True)

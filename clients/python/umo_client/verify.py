@@ -1,4 +1,5 @@
-"""Offline checks of what the service signed: a proof's capture entry and capture or deletion
+"""Offline checks of what the service signed: a proof's capture entry (and, for a superseded
+memory, the entry recording its supersession), chain entries, and capture, deletion or erasure
 receipts. Give the keys you pinned — a JWK or the JWK Set from ``GET /.well-known/jwks.json``
 (``client.signing_keys()``) — not the copy in the response checked.
 
@@ -9,20 +10,21 @@ and to no other key: :func:`trusted_keys` computes that set, and every check her
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional, TypeGuard, Union
 
-from . import _ed25519
 from .errors import VerificationError
-from .models import Proof
+from .keys import PublicKey as PublicKey
+from .keys import TrustedKeys as TrustedKeys
+from .keys import _b64url as _b64url
+from .keys import _json, _sha256_hex, _trusted_from, _verify_signature
+from .keys import key_thumbprint as key_thumbprint
+from .keys import trusted_keys as trusted_keys
+from .signed import LedgerEntry, Proof
 
 # The chain entry kind each receipt type must carry.
-_ENTRY_KINDS = {"umo-capture-receipt": "capture", "umo-deletion-receipt": "delete"}
+_ENTRY_KINDS = {"umo-capture-receipt": "capture", "umo-deletion-receipt": "delete", "umo-erasure-receipt": "delete"}
 
 _HASHED_FIELDS = (
     "account_id",
@@ -36,180 +38,20 @@ _HASHED_FIELDS = (
     "prev_hash",
 )
 
-_BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 
-
-class TrustedKeys(dict[str, dict[str, Any]]):
-    """The keys to trust, by RFC 7638 thumbprint, as :func:`trusted_keys` computed them. Pass it
-    where a pinned key is asked for to skip computing the set again; a plain JWK or JWK Set is
-    taken as pinned."""
-
-
-PublicKey = Union[Mapping[str, Any], TrustedKeys]
-"""What you pinned (a public JWK, OKP on Ed25519, or a JWK Set holding it), or :class:`TrustedKeys`."""
-
-
-def _b64url(text: object) -> Optional[bytes]:
-    """Decodes base64url in its canonical form only (no padding, no other characters, zero unused
-    bits): texts differing in the unused bits of their last character decode to the same bytes,
-    and a changed signature must not pass for the original. ``None`` when ``text`` is not that."""
-    if not isinstance(text, str) or _BASE64URL.fullmatch(text) is None:
-        return None
-    try:
-        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    return data if _to_b64url(data) == text else None
-
-
-def _to_b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _json(data: Optional[bytes]) -> Any:
-    """The JSON value UTF-8 ``data`` holds, or ``None`` when there is none."""
-    if data is None:
-        return None
-    try:
-        return json.loads(data.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
-        return None
-
-
-def _sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _is_ed25519(jwk: object) -> TypeGuard[Mapping[str, Any]]:
-    """An OKP key on Ed25519 whose ``x`` is canonical base64url."""
-    return (
-        isinstance(jwk, Mapping)
-        and jwk.get("kty") == "OKP"
-        and jwk.get("crv") == "Ed25519"
-        and _b64url(jwk.get("x")) is not None
-    )
-
-
-def key_thumbprint(jwk: Mapping[str, Any]) -> str:
-    """RFC 7638 thumbprint (SHA-256, base64url) of an OKP key: the ``kid`` the service gives it and
-    the ``key_id`` its chain entries name. Computed from ``crv``, ``kty`` and ``x``; a declared
-    ``kid`` plays no part."""
-    members = {"crv": jwk.get("crv"), "kty": jwk.get("kty"), "x": jwk.get("x")}
-    canonical = json.dumps(members, separators=(",", ":"), ensure_ascii=False)
-    return _to_b64url(hashlib.sha256(canonical.encode("utf-8")).digest())
-
-
-def _public_jwk(jwk: Mapping[str, Any]) -> dict[str, Any]:
-    """The public part of an Ed25519 JWK, with its thumbprint as ``kid``."""
-    return {"kty": "OKP", "crv": "Ed25519", "x": jwk["x"], "kid": key_thumbprint(jwk), "alg": "EdDSA", "use": "sig"}
-
-
-def _verify_signature(jwk: Mapping[str, Any], message: bytes, signature: object) -> bool:
-    public, raw = _b64url(jwk.get("x")), _b64url(signature)
-    return public is not None and raw is not None and _ed25519.verify(public, message, raw)
-
-
-def _signed_by(rotation: Mapping[str, Any], jwk: Mapping[str, Any], kid: str) -> bool:
-    """Whether one of a key record's signatures is ``jwk``'s, under a header naming ``kid``."""
-    payload = rotation["payload"]
-    for s in rotation["signatures"]:
-        if not isinstance(s, Mapping) or not isinstance(s.get("protected"), str):
-            continue
-        header = _json(_b64url(s["protected"]))
-        if (
-            isinstance(header, dict)
-            and header.get("alg") == "EdDSA"
-            and header.get("kid") == kid
-            and _verify_signature(jwk, f"{s['protected']}.{payload}".encode("ascii"), s.get("signature"))
-        ):
-            return True
-    return False
-
-
-def _open_rotation(rotation: object) -> Optional[tuple[Mapping[str, Any], Mapping[str, Any]]]:
-    """The keys a key record links — ``(previous, key)`` — when it names both and both signed it."""
-    if (
-        not isinstance(rotation, Mapping)
-        or not isinstance(rotation.get("payload"), str)
-        or not isinstance(rotation.get("signatures"), list)
-    ):
-        return None
-    record = _json(_b64url(rotation["payload"]))
-    if not isinstance(record, dict) or record.get("type") != "umo-signing-key":
-        return None
-    key, previous = record.get("key"), record.get("previous")
-    if not _is_ed25519(key) or not _is_ed25519(previous):
-        return None
-    key_id, previous_id = key_thumbprint(key), key_thumbprint(previous)
-    if key.get("kid") != key_id or previous.get("kid") != previous_id:
-        return None
-    if _signed_by(rotation, key, key_id) and _signed_by(rotation, previous, previous_id):
-        return previous, key
-    return None
-
-
-def _pinned_list(pinned: PublicKey) -> list[Any]:
-    if isinstance(pinned, TrustedKeys):
-        return list(pinned.values())
-    keys = pinned.get("keys")
-    return list(keys) if isinstance(keys, list) else [pinned]
-
-
-def trusted_keys(pinned: PublicKey, rotations: Optional[Iterable[Mapping[str, Any]]] = None) -> TrustedKeys:
-    """The keys to trust, by thumbprint: the pinned ones (a JWK, or a JWK Set — whose own
-    ``rotations`` are followed too — each known by its computed thumbprint, whatever ``kid`` it
-    declares) and every key a chain of verified key records links to them, in either direction: a
-    successor the trusted key endorsed, or a predecessor a trusted key acknowledged. The records
-    (the pinned set's and ``rotations``: a proof's, or a freshly fetched JWK Set's) need not be
-    trusted themselves, since each is checked, and records that fork the ring (one key endorsing
-    two successors) link nothing. The result is a ``dict`` thumbprint → public JWK."""
-    trusted = TrustedKeys()
-    for jwk in _pinned_list(pinned):
-        if _is_ed25519(jwk):
-            trusted[key_thumbprint(jwk)] = _public_jwk(jwk)
-    own = pinned.get("rotations") if not isinstance(pinned, TrustedKeys) else None
-    records = [*(own if isinstance(own, list) else []), *(rotations or [])]
-    links = [link for link in map(_open_rotation, records) if link is not None]
-    # A key is followed by one key and follows one key: records that fork the ring (a leaked
-    # retired key endorsing a second successor, say) link nothing.
-    successors: dict[str, set[str]] = {}
-    predecessors: dict[str, set[str]] = {}
-    for previous, key in links:
-        successors.setdefault(str(previous["kid"]), set()).add(str(key["kid"]))
-        predecessors.setdefault(str(key["kid"]), set()).add(str(previous["kid"]))
-    links = [
-        (previous, key)
-        for previous, key in links
-        if len(successors[str(previous["kid"])]) == 1 and len(predecessors[str(key["kid"])]) == 1
-    ]
-    grew = True
-    while grew:
-        grew = False
-        for previous, key in links:
-            a, b = str(previous["kid"]), str(key["kid"])
-            if (a in trusted) != (b in trusted):
-                kid, jwk = (b, key) if a in trusted else (a, previous)
-                trusted[kid] = _public_jwk(jwk)
-                grew = True
-    return trusted
-
-
-def _trusted_from(public_key: PublicKey, rotations: Optional[Sequence[Mapping[str, Any]]]) -> TrustedKeys:
-    if isinstance(public_key, TrustedKeys) and not rotations:
-        return public_key
-    return trusted_keys(public_key, rotations)
-
-
-def entry_hash(entry: Mapping[str, Any]) -> str:
+def entry_hash(entry: LedgerEntry) -> str:
     """``entry_hash`` as the service computes it: SHA-256 of the RFC 8785 canonical JSON of the
     entry's fields. They are strings and one integer, so sorted keys and compact separators are
-    canonical."""
-    fields = {name: entry.get(name) for name in _HASHED_FIELDS}
+    canonical. A supersession entry also names its successor (``superseded_by``, hashed only when
+    it is a string); other entries have no such field, so their hashes are as before."""
+    fields = {name: entry[name] for name in _HASHED_FIELDS if name in entry}
+    if isinstance(entry.get("superseded_by"), str):
+        fields["superseded_by"] = entry["superseded_by"]
     return _sha256_hex(json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 def verify_entry(
-    entry: Mapping[str, Any], public_key: PublicKey, rotations: Optional[Sequence[Mapping[str, Any]]] = None
+    entry: LedgerEntry, public_key: PublicKey, rotations: Optional[Sequence[Mapping[str, Any]]] = None
 ) -> bool:
     """Whether a chain entry's hash matches its fields and a trusted key — the one its ``key_id``
     names — signed it. ``public_key`` is what you pinned (or :class:`TrustedKeys`); ``rotations``
@@ -223,14 +65,30 @@ def verify_entry(
     )
 
 
+def _succession_holds(proof: Proof, public_key: PublicKey) -> bool:
+    """A superseded memory's supersession entry names it and its successor, and a trusted key signed it."""
+    if proof.superseded_by is None:
+        return True
+    entry = proof.supersession
+    return (
+        entry is not None
+        and _same(entry.get("kind"), "supersede")
+        and _same(entry.get("umo_id"), proof.umo_id)
+        and _same(entry.get("superseded_by"), proof.superseded_by)
+        and verify_entry(entry, public_key, proof.rotations)
+    )
+
+
 def verify_proof(proof: Proof, public_key: PublicKey, content: Optional[str] = None) -> bool:
     """Whether a proof holds up offline: its capture entry is signed by a key you pinned (or one
     the proof's key records link to it), names this memory and its content and semantic hashes,
     and — when ``content`` is given (the text ``ask`` returns) — the content hashes to the recorded
-    value."""
+    value; a superseded memory's proof (``superseded_by`` set) must also carry the signed
+    ``supersede`` entry naming it and its successor."""
     entry = proof.entry
     return (
-        entry is not None
+        _succession_holds(proof, public_key)
+        and entry is not None
         and entry.get("kind") == "capture"
         and entry.get("umo_id") == proof.umo_id
         and entry.get("content_hash") == proof.content_hash
@@ -243,8 +101,8 @@ def verify_proof(proof: Proof, public_key: PublicKey, content: Optional[str] = N
 def verify_receipt(
     receipt: str, public_key: PublicKey, rotations: Optional[Sequence[Mapping[str, Any]]] = None
 ) -> dict[str, Any]:
-    """Checks a capture or deletion receipt (compact JWS, EdDSA) offline and returns its claims;
-    raises :class:`VerificationError` when it is malformed, not signed by a trusted key (one
+    """Checks a capture, deletion or erasure receipt (compact JWS, EdDSA) offline and returns its
+    claims; raises :class:`VerificationError` when it is malformed, not signed by a trusted key (one
     pinned in ``public_key``, or linked to it by the key records in ``rotations`` — e.g.
     ``client.signing_keys()["rotations"]`` fetched now), or not a UMO receipt."""
     parts = receipt.split(".")
@@ -265,16 +123,43 @@ def verify_receipt(
     message = f"{header}.{payload}".encode("ascii")
     if not any(_verify_signature(jwk, message, signature) for jwk in candidates):
         raise VerificationError("the receipt's signature does not match the public key")
-    entry = claims.get("entry") if isinstance(claims, dict) else None
-    kind = _ENTRY_KINDS.get(str(claims.get("type"))) if isinstance(claims, dict) else None
-    if (
-        kind is None
-        or not isinstance(claims, dict)
-        or not isinstance(entry, dict)
-        or entry.get("kind") != kind
-        or entry.get("umo_id") != claims.get("umo_id")
-    ):
-        raise VerificationError("not a UMO capture or deletion receipt")
-    if not verify_entry(entry, trusted):
+    if not isinstance(claims, dict) or not _claims_consistent(claims):
+        raise VerificationError("not a UMO capture, deletion or erasure receipt")
+    if not verify_entry(claims["entry"], trusted):
         raise VerificationError("the chain entry inside the receipt does not verify")
     return dict(claims)
+
+
+def _is_number(value: object) -> TypeGuard[Union[int, float]]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _same(a: object, b: object) -> bool:
+    """JavaScript's ``===`` on JSON values (what the JS client and the service compare with):
+    numbers by value, strings, booleans and null by type and value, objects and lists never."""
+    if _is_number(a) and _is_number(b):
+        return a == b
+    return type(a) is type(b) and isinstance(a, (str, bool, type(None))) and a == b
+
+
+def _claims_consistent(claims: Mapping[str, Any]) -> bool:
+    """Whether the claims' entry is the one a receipt of their type must carry. An erasure receipt
+    names the memories erased (at least one, in id order), their ``count``, and ``first_seq``: its
+    entry is the last deletion entry (of the last id), whose hash covers the ones before it."""
+    kind_of, entry = claims.get("type"), claims.get("entry")
+    kind = _ENTRY_KINDS.get(kind_of) if isinstance(kind_of, str) else None
+    if kind is None or not isinstance(entry, dict) or not _same(entry.get("kind"), kind):
+        return False
+    if kind_of != "umo-erasure-receipt":
+        return _same(entry.get("umo_id"), claims.get("umo_id"))
+    ids, count, first_seq, seq = claims.get("umo_ids"), claims.get("count"), claims.get("first_seq"), entry.get("seq")
+    return (
+        isinstance(ids, list)
+        and len(ids) > 0
+        and _is_number(count)
+        and count == len(ids)
+        and _same(ids[-1], entry.get("umo_id"))
+        and _is_number(first_seq)
+        and _is_number(seq)
+        and first_seq == seq - len(ids) + 1
+    )

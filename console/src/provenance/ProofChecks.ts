@@ -1,11 +1,13 @@
 /**
  * The browser's own verdict on a memory's provenance: each check of `verifyProof` (from
  * `@umo/client`, WebCrypto only) spelled out, so that when a proof fails the console can say which
- * part failed. The keys are the ones pinned at sign-in, never the key the proof carries.
+ * part failed — the capture entry and, for a superseded memory, the signed entry naming its
+ * successor. The keys are the ones pinned at sign-in, never the key the proof carries.
  * @module
  */
 import {
   entryHash,
+  type Jwk,
   type Memory,
   type Proof,
   type SigningKeySet,
@@ -26,6 +28,50 @@ export interface ProofVerdict {
   readonly checks: ReadonlyArray<Check>
 }
 
+/**
+ * A superseded memory's checks, as `verifyProof` makes them: the proof carries a `supersede` entry
+ * naming this memory and the successor the proof (and the memory) name, signed by a trusted key.
+ * None for a current memory.
+ */
+const supersessionChecks = async (
+  memory: Memory,
+  proof: Proof,
+  trusted: Map<string, Jwk>
+): Promise<Array<Check>> => {
+  if (proof.supersededBy === null && memory.supersededBy === null) return []
+  const entry = proof.supersession
+  const checks: Array<Check> = [
+    {
+      label: "The proof holds a signed supersession entry",
+      ok: entry !== null && entry.kind === "supersede"
+    }
+  ]
+  if (entry === null) return checks
+  const keyTrusted = trusted.has(entry.key_id)
+  checks.push(
+    {
+      label: "It names this memory and its successor",
+      ok:
+        entry.umo_id === memory.umoId &&
+        entry.superseded_by === proof.supersededBy &&
+        proof.supersededBy === memory.supersededBy
+    },
+    {
+      label: "The supersession entry's hash matches its fields",
+      ok: (await entryHash(entry)) === entry.entry_hash
+    },
+    {
+      label: `The supersession's key (${entry.key_id.slice(0, 12)}…) is one pinned at sign-in`,
+      ok: keyTrusted
+    },
+    {
+      label: "The supersession's Ed25519 signature is valid",
+      ok: keyTrusted ? await verifyEntry(entry, trusted) : null
+    }
+  )
+  return checks
+}
+
 /** Checks `proof` for `memory` against the pinned keys, and `content` against its hash when known. */
 export const checkProof = async (
   memory: Memory,
@@ -42,8 +88,8 @@ export const checkProof = async (
   const checks: Array<Check> = [
     { label: "The proof holds a signed capture entry", ok: entry !== null && entry.kind === "capture" }
   ]
+  const trusted = await trustedKeys(pinned, proof.rotations)
   if (entry !== null) {
-    const trusted = await trustedKeys(pinned, proof.rotations)
     const keyTrusted = trusted.has(entry.key_id)
     checks.push(
       {
@@ -66,6 +112,7 @@ export const checkProof = async (
       }
     )
   }
+  checks.push(...(await supersessionChecks(memory, proof, trusted)))
   if (content !== undefined)
     checks.push({
       label: "The text shown hashes to the recorded content hash",

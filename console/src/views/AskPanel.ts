@@ -1,14 +1,15 @@
 /**
- * `POST /v1/ask`: an answer written from the memories. Its `[n]` markers become links to the
- * memories they cite, and the citations are listed below it with their own links.
+ * `POST /v1/ask`: an answer written from the memories of the scope. Its `[n]` markers become links
+ * to the memories they cite, and the citations are listed below it with their own links.
  * @module
  */
 import type { Answer, Citation } from "@umo/client"
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { useSession } from "../api/Session.js"
 import { percent } from "../format.js"
 import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
+import { type ConsoleScope, selectionOf } from "../Scope.js"
 import { useRequest } from "../useRequest.js"
 
 /** The answer text with each `[n]` that names a citation turned into a link to its memory. */
@@ -25,7 +26,8 @@ const AnswerText = (props: { text: string; citations: ReadonlyArray<Citation> })
   </p>`
 }
 
-export const AskPanel = () => {
+/** `within` names the scope and erasures seen: when it changes, the answer shown is dropped. */
+export const AskPanel = (props: { scope: ConsoleScope; within: string }) => {
   const { client } = useSession()
   const [question, setQuestion] = useState("")
   const [models, setModels] = useState<ReadonlyArray<string>>([])
@@ -44,9 +46,19 @@ export const AskPanel = () => {
       .catch(() => setModels([]))
   }, [client])
 
+  // An answer asked for in another scope than the one now shown is dropped.
+  const within = useRef(props.within)
+  within.current = props.within
+  useEffect(() => setAnswer(null), [props.within])
+
   const submit = (event: SubmitEvent) => {
     event.preventDefault()
-    void run(async () => setAnswer(await client.answer(question, model === "" ? {} : { model })))
+    const options = { ...selectionOf(props.scope), ...(model === "" ? {} : { model }) }
+    const asked = props.within
+    void run(async () => {
+      const answered = await client.answer(question, options)
+      if (within.current === asked) setAnswer(answered)
+    })
   }
 
   return html`

@@ -1,7 +1,7 @@
 /**
  * The account's hash chain as a timeline, newest first (`GET /v1/account/chain`, paged with
- * `before`): each capture and deletion, the memory it concerns, whether its Ed25519 signature
- * verifies in this browser under the pinned keys, and whether it links to the entry before it.
+ * `before`): each capture, supersession and deletion, the memory it concerns, whether its Ed25519
+ * signature verifies in this browser under the pinned keys, and whether it links to the entry before it.
  * @module
  */
 import { type Jwk, type LedgerEntry, trustedKeys, verifyEntry } from "@umo/client"
@@ -17,15 +17,22 @@ interface CheckedEntry {
   readonly signed: boolean
 }
 
+/** Each kind of entry: its name, and what it says of the memory. */
+const kinds: Record<string, readonly [string, string]> = {
+  capture: ["Capture", "Captured"],
+  supersede: ["Supersession", "Superseded"],
+  delete: ["Deletion", "Forgot"]
+}
+
 const EntryItem = (props: { item: CheckedEntry; older: LedgerEntry | undefined }) => {
   const { entry, signed } = props.item
-  const capture = entry.kind === "capture"
+  const [kind, verb] = kinds[entry.kind] ?? [entry.kind, "Recorded"]
   // The older entry is on this page or the next: unknown until it is loaded (and none before #1).
   const linked = props.older === undefined ? null : entry.prev_hash === props.older.entry_hash
   return html`
-    <li class=${`entry entry-${capture ? "capture" : "delete"}`} data-testid="chain-entry">
+    <li class=${`entry entry-${entry.kind.replace(/[^a-z]/g, "")}`} data-testid="chain-entry">
       <div class="entry-head">
-        <span class="kind">${capture ? "Capture" : "Deletion"}</span>
+        <span class="kind">${kind}</span>
         <span>#${entry.seq}</span>
         <time datetime=${entry.recorded_at} title=${entry.recorded_at}>${formatTime(entry.recorded_at)}</time>
         <span class=${`badge ${signed ? "badge-ok" : "badge-failed"}`}>
@@ -33,8 +40,12 @@ const EntryItem = (props: { item: CheckedEntry; older: LedgerEntry | undefined }
         </span>
       </div>
       <p>
-        ${capture ? "Captured " : "Forgot "}
-        <${Link} href=${memoryHref(entry.umo_id)}><code>${entry.umo_id}</code><//>
+        ${`${verb} `}<${Link} href=${memoryHref(entry.umo_id)}><code>${entry.umo_id}</code><//>
+        ${
+          typeof entry.superseded_by === "string"
+            ? html` by <${Link} href=${memoryHref(entry.superseded_by)}><code>${entry.superseded_by}</code><//>`
+            : null
+        }
       </p>
       <p class="meta">
         entry <code title=${entry.entry_hash}>${shortHash(entry.entry_hash)}</code> · previous
@@ -83,7 +94,7 @@ export const ChainTimeline = () => {
   return html`
     <h1 tabindex="-1">Chain</h1>
     <p class="hint">
-      Every capture and deletion in this account, newest first. Entries hold hashes, never content, so
+      Every capture, supersession and deletion in this account, newest first. Entries hold hashes, never content, so
       the chain stays verifiable after a memory is forgotten.
     </p>
     <p role="status" class="summary-line">

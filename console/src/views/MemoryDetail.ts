@@ -1,7 +1,8 @@
 /**
  * One memory (`GET /v1/memories/{id}`): its text with the entities marked, summary, triples,
- * topics, tone, quality, the pipeline that made it and each plugin's extensions; its provenance,
- * verified in the browser; and forgetting it.
+ * topics, tone, quality, the pipeline that made it and each plugin's extensions; its scope and
+ * metadata; its line of versions; its provenance, verified in the browser; and forgetting it.
+ * Links keep the scope of the address, so "All memories" goes back to the list it came from.
  * @module
  */
 import type { Memory } from "@umo/client"
@@ -11,8 +12,10 @@ import { describeError, useSession } from "../api/Session.js"
 import { formatTime, percent } from "../format.js"
 import { html } from "../html.js"
 import { hrefOf, Link } from "../Router.js"
+import { scopeQuery, useScope } from "../Scope.js"
 import { ForgetDialog, type Forgotten, ReceiptView } from "./ForgetDialog.js"
 import { EntityLegend, HighlightedText } from "./HighlightedText.js"
+import { History, ScopeAndMetadata, SupersededNotice } from "./MemoryVersions.js"
 import { ProvenancePanel } from "./ProvenancePanel.js"
 
 type Loaded = { readonly memory: Memory; readonly content: string | undefined }
@@ -83,6 +86,7 @@ export const MemoryDetail = (props: { id: string }) => {
   const [loaded, setLoaded] = useState<Loaded | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [forgotten, setForgotten] = useState<Forgotten | null>(null)
+  const query = scopeQuery(useScope()[0])
 
   useEffect(() => {
     let live = true
@@ -98,7 +102,7 @@ export const MemoryDetail = (props: { id: string }) => {
     }
   }, [client, props.id])
 
-  const back = html`<p><${Link} href=${hrefOf("/memories")}>← All memories<//></p>`
+  const back = html`<p><${Link} href=${hrefOf("/memories") + query}>← All memories<//></p>`
   if (forgotten !== null)
     return html`${back}<h1 tabindex="-1">Memory forgotten</h1><${ReceiptView} forgotten=${forgotten} />`
   if (error !== null)
@@ -109,6 +113,7 @@ export const MemoryDetail = (props: { id: string }) => {
   return html`
     ${back}
     <h1 tabindex="-1">Memory <code class="id">${memory.umoId}</code></h1>
+    <${SupersededNotice} memory=${memory} query=${query} />
     <${ProvenancePanel} memory=${memory} content=${content} />
     <section aria-labelledby="content-title">
       <h2 id="content-title">${content === undefined ? "Summary, entities marked" : "Content, entities marked"}</h2>
@@ -123,6 +128,8 @@ export const MemoryDetail = (props: { id: string }) => {
       <${EntityLegend} entities=${memory.entities} />
       ${content === undefined ? null : html`<h3>Summary</h3><p>${memory.summary}</p>`}
     </section>
+    <${ScopeAndMetadata} memory=${memory} />
+    <${History} memory=${memory} query=${query} />
     <${Extraction} memory=${memory} />
     <section aria-labelledby="forget-section-title" class="danger-zone">
       <h2 id="forget-section-title">Forget</h2>

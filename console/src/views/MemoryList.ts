@@ -1,6 +1,7 @@
 /**
  * The memories, newest first, a page at a time as the list is scrolled (offset pagination of
- * `GET /v1/memories`), optionally of one source.
+ * `GET /v1/memories`), within the scope of the address (user, agent, session, superseded or not)
+ * and optionally of one source. Each row shows whose memory it is and what superseded it.
  * @module
  */
 import type { MemorySummary } from "@umo/client"
@@ -9,7 +10,10 @@ import { describeError, useSession } from "../api/Session.js"
 import { formatTime, percent } from "../format.js"
 import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
+import { describeScope, scopeQuery, selectionOf, useScope } from "../Scope.js"
 import { useInfiniteScroll } from "../useInfiniteScroll.js"
+import { ScopeBadges, SupersededNote } from "./ScopeBadges.js"
+import { ScopeBar } from "./ScopeBar.js"
 
 const pageSize = 20
 
@@ -21,26 +25,48 @@ interface Listing {
 
 const empty: Listing = { items: [], total: 0, hasMore: true }
 
+const Row = (props: { item: MemorySummary; query: string }) => {
+  const { item, query } = props
+  return html`
+    <li class=${item.supersededBy === null ? undefined : "superseded"}>
+      <${Link} href=${memoryHref(item.umoId) + query}>${item.summary || "(no summary)"}<//>
+      <div class="meta">
+        <time datetime=${item.createdAt} title=${item.createdAt}>${formatTime(item.createdAt)}</time>
+        ${item.source === null ? null : html`<span class="chip">${item.source}</span>`}
+        <${ScopeBadges} item=${item} />
+        <span>quality ${percent(item.qualityScore)}</span>
+        <${SupersededNote} item=${item} query=${query} />
+      </div>
+    </li>
+  `
+}
+
 export const MemoryList = () => {
   const { client } = useSession()
+  const [scope, setScope] = useScope()
   const [source, setSource] = useState("")
   const [draft, setDraft] = useState("")
+  // Bumped by an erasure: the same scope, listed anew.
+  const [epoch, setEpoch] = useState(0)
   const [listing, setListing] = useState<Listing>(empty)
   const [loading, setLoading] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  const query = scopeQuery(scope)
   // The filter a response was asked for: one that answers after the filter changed is dropped.
-  const current = useRef(source)
-  current.current = source
+  const filter = `${query} ${source} ${epoch}`
+  const current = useRef(filter)
+  current.current = filter
 
   const loadMore = useCallback(async () => {
     if (loading || !listing.hasMore) return
     setLoading(true)
-    const asked = source
+    const asked = filter
     try {
       const page = await client.list({
         limit: pageSize,
         offset: listing.items.length,
-        ...(asked === "" ? {} : { source: asked })
+        ...selectionOf(scope),
+        ...(source === "" ? {} : { source })
       })
       if (current.current !== asked) return
       // Captures made meanwhile shift the offsets: an item may come twice, and is shown once.
@@ -57,7 +83,7 @@ export const MemoryList = () => {
     } finally {
       setLoading(false)
     }
-  }, [client, listing, loading, source])
+  }, [client, listing, loading, source, scope, filter])
 
   const sentinel = useInfiniteScroll(
     loadMore,
@@ -68,16 +94,23 @@ export const MemoryList = () => {
   useEffect(() => {
     setListing(empty)
     setError(null)
-  }, [source])
+  }, [filter])
 
   const applyFilter = (event: SubmitEvent) => {
     event.preventDefault()
     setSource(draft.trim())
   }
   const sources = [...new Set(listing.items.map((item) => item.source).filter((s) => s !== null))]
+  const named = describeScope(scope)
+  const narrowed = [
+    named === "" ? "" : ` of ${named}`,
+    source === "" ? "" : ` from “${source}”`,
+    scope.includeSuperseded ? ", superseded ones included" : ""
+  ].join("")
 
   return html`
     <h1 tabindex="-1">Memories</h1>
+    <${ScopeBar} scope=${scope} onScope=${setScope} onErased=${() => setEpoch(epoch + 1)} />
     <form class="toolbar" role="search" aria-label="Filter memories" onSubmit=${applyFilter}>
       <label for="source-filter">Source</label>
       <input
@@ -108,27 +141,18 @@ export const MemoryList = () => {
       ${
         listing.items.length === 0 && loading
           ? "Loading…"
-          : `${listing.total} ${listing.total === 1 ? "memory" : "memories"}${source === "" ? "" : ` from “${source}”`}, newest first`
+          : `${listing.total} ${listing.total === 1 ? "memory" : "memories"}${narrowed}, newest first`
       }
     </p>
     ${error === null ? null : html`<p class="error" role="alert">${error}</p>`}
-    <ol class="memory-list">
-      ${listing.items.map(
-        (item) => html`
-          <li key=${item.umoId}>
-            <${Link} href=${memoryHref(item.umoId)}>${item.summary || "(no summary)"}<//>
-            <div class="meta">
-              <time datetime=${item.createdAt} title=${item.createdAt}>${formatTime(item.createdAt)}</time>
-              ${item.source === null ? null : html`<span class="chip">${item.source}</span>`}
-              <span>quality ${percent(item.qualityScore)}</span>
-            </div>
-          </li>
-        `
-      )}
+    <ol class="memory-list" aria-label="Memories">
+      ${listing.items.map((item) => html`<${Row} key=${item.umoId} item=${item} query=${query} />`)}
     </ol>
     ${
       !loading && !listing.hasMore && listing.items.length === 0 && error === null
-        ? html`<p>No memories yet. <${Link} href="/console/upload">Upload a file<//> to capture one.</p>`
+        ? narrowed === ""
+          ? html`<p>No memories yet. <${Link} href="/console/upload">Upload a file<//> to capture one.</p>`
+          : html`<p>No memories match.</p>`
         : null
     }
     <div ref=${sentinel} class="sentinel">

@@ -60,7 +60,11 @@ export const ProvenancePanel = (props: { memory: Memory; content: string | undef
         verdict.verified
           ? html`<p class="hint">
             The capture entry is signed with Ed25519 by a key pinned at sign-in, and names this memory's
-            hashes${props.content === undefined ? "" : "; the text shown hashes to its content hash"}.
+            hashes${props.content === undefined ? "" : "; the text shown hashes to its content hash"}${
+              proof.supersession === null
+                ? ""
+                : "; a signed supersession entry names the memory that replaced it"
+            }.
           </p>`
           : html`<p class="error" role="alert">
             ${failed.length === 0 ? "The client's verifyProof refused the proof." : `Failed: ${failed.map((c) => c.label).join("; ")}.`}
@@ -85,6 +89,12 @@ export const ProvenancePanel = (props: { memory: Memory; content: string | undef
         <dd>${proof.entry === null ? "none" : `#${proof.entry.seq}`}</dd>
         <dt>Entry hash</dt>
         <dd><code title=${proof.entry?.entry_hash}>${shortHash(proof.entry?.entry_hash ?? "")}</code></dd>
+        ${
+          proof.supersession === null
+            ? null
+            : html`<dt>Superseded</dt>
+              <dd>entry #${proof.supersession.seq}, <code title=${proof.supersession.entry_hash}>${shortHash(proof.supersession.entry_hash)}</code></dd>`
+        }
         <dt>The server's own check</dt>
         <dd>${proof.valid && proof.hashChainValid ? "valid" : "invalid"} (shown, not relied on)</dd>
       </dl>

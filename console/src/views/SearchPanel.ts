@@ -1,20 +1,37 @@
-/** `POST /v1/memories/query`: the memories that best match a text, with their ranking scores. */
+/**
+ * `POST /v1/memories/query`: the memories of the scope that best match a text, with their ranking
+ * scores, whose they are and what superseded them.
+ * @module
+ */
 import type { Match } from "@umo/client"
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { useSession } from "../api/Session.js"
 import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
+import { type ConsoleScope, scopeQuery, selectionOf } from "../Scope.js"
 import { useRequest } from "../useRequest.js"
+import { ScopeBadges, SupersededNote } from "./ScopeBadges.js"
 
-export const SearchPanel = () => {
+/** `within` names the scope and erasures seen: when it changes, the results shown are dropped. */
+export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
   const { client } = useSession()
   const [query, setQuery] = useState("")
   const [results, setResults] = useState<ReadonlyArray<Match> | null>(null)
   const { busy, error, run } = useRequest()
+  const scoped = scopeQuery(props.scope)
+
+  // Results asked for in another scope than the one now shown are dropped.
+  const within = useRef(props.within)
+  within.current = props.within
+  useEffect(() => setResults(null), [props.within])
 
   const submit = (event: SubmitEvent) => {
     event.preventDefault()
-    void run(async () => setResults(await client.ask(query, { limit: 10 })))
+    const asked = props.within
+    void run(async () => {
+      const found = await client.ask(query, { limit: 10, ...selectionOf(props.scope) })
+      if (within.current === asked) setResults(found)
+    })
   }
 
   return html`
@@ -40,11 +57,13 @@ export const SearchPanel = () => {
             <ol class="results" aria-label="Search results">
               ${results.map(
                 (result) => html`
-                  <li key=${result.umoId}>
+                  <li key=${result.umoId} class=${result.supersededBy === null ? undefined : "superseded"}>
                     <p class="snippet">${result.content}</p>
                     <div class="meta">
                       <span>score ${result.score.toFixed(3)}</span>
-                      <${Link} href=${memoryHref(result.umoId)}>Open memory<//>
+                      <${ScopeBadges} item=${result} />
+                      <${SupersededNote} item=${result} query=${scoped} />
+                      <${Link} href=${memoryHref(result.umoId) + scoped}>Open memory<//>
                     </div>
                   </li>
                 `

@@ -45,6 +45,12 @@ export interface AnswerContext {
   readonly summary: string
   readonly timestamp: string
   readonly similarity: number
+  /**
+   * A newer memory replaced what this one states (it was superseded, or a newer memory among the
+   * contexts gives a new value of its fact): current for a question about the past, stale for one
+   * about now.
+   */
+  readonly outdated?: boolean | undefined
 }
 
 export interface AnswerRequest {

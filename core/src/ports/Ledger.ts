@@ -16,7 +16,11 @@ export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
   }
 }
 
-export const LedgerEventKind = Schema.Literals(["capture", "delete"])
+/**
+ * `capture` and `delete` of a memory; `supersede`: a newer memory replaced it (it stays, readable
+ * and provable, out of default results).
+ */
+export const LedgerEventKind = Schema.Literals(["capture", "delete", "supersede"])
 export type LedgerEventKind = typeof LedgerEventKind.Type
 
 /** What is appended to an account's chain. Entries hold hashes only, never content. */
@@ -26,7 +30,9 @@ export const LedgerEvent = Schema.Struct({
   content_hash: Schema.String,
   semantic_hash: Schema.String,
   /** Hash of the memory's metadata and vectors (see `recordHash` in Provenance). */
-  record_hash: Schema.String
+  record_hash: Schema.String,
+  /** `supersede` entries only: the memory that replaced this one. */
+  superseded_by: Schema.optionalKey(Schema.String)
 })
 export type LedgerEvent = typeof LedgerEvent.Type
 

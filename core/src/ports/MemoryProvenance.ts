@@ -8,7 +8,10 @@ import { traced } from "./Traced.js"
 /** A memory's provenance, recomputed from what is stored now. */
 export interface MemoryProof {
   readonly umo_id: string
-  /** Stored content, extraction and metadata still hash to what the signed entry recorded. */
+  /**
+   * Stored content, extraction and metadata still hash to what the signed entry recorded, and
+   * whether it is superseded (and by which memory) is what the chain records.
+   */
   readonly valid: boolean
   readonly hash_chain_valid: boolean
   readonly chain_tampered: boolean
@@ -18,6 +21,10 @@ export interface MemoryProof {
   readonly semantic_hash: string
   /** The capture entry, for offline checks; null when none could be found. */
   readonly entry: LedgerEntry | null
+  /** The memory that replaced it, or null while it is current. */
+  readonly superseded_by: string | null
+  /** The signed entry recording that replacement, or null. */
+  readonly supersession: LedgerEntry | null
   /** The trusted key that signed the entry (null when none did). */
   readonly signing_key: JWK | null
   /** The service's key records, to follow rotations offline from a pinned key. */

@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Entity } from "../Umo.js"
-import type { StoreError } from "./MemoryStore.js"
+import type { StatedFact } from "../Updates.js"
+import type { Selection, StoreError } from "./MemoryStore.js"
 import { traced } from "./Traced.js"
 
 /** A search candidate with the raw signal that found it (cosine similarity or text rank). */
@@ -9,9 +10,9 @@ export interface Candidate {
   readonly score: number
 }
 
-export interface SearchOptions {
+/** Which memories, and how many: candidates come only from the selection, inside the index. */
+export interface SearchOptions extends Selection {
   readonly limit: number
-  readonly source?: string | undefined
   /** Score only these memories (exactly, without the index): how ranking scores neighbours. */
   readonly ids?: ReadonlyArray<string> | undefined
 }
@@ -23,11 +24,15 @@ export interface Neighbours {
   readonly next: string | null
 }
 
-/** What ranking reads of a memory besides its scores: when it happened and what it names. */
+/** What ranking reads of a memory besides its scores: when it happened, what it names and states. */
 export interface RankingFacts {
   readonly umo_id: string
   readonly timestamp: string
   readonly entities: ReadonlyArray<Entity>
+  /** The memory that replaced it, or null. */
+  readonly superseded_by: string | null
+  /** The facts it states (see `Updates`). */
+  readonly facts: ReadonlyArray<StatedFact>
 }
 
 /**
@@ -51,12 +56,13 @@ export interface MemorySearchShape {
     options: SearchOptions
   ) => Effect.Effect<ReadonlyArray<Candidate>, StoreError>
   /**
-   * For each memory, its neighbours in its source's timeline: same source (or both none),
-   * ordered by content time, then id (capture order).
+   * For each memory, its neighbours in its source's timeline among the selection: same source (or
+   * both none), ordered by content time, then id (capture order).
    */
   readonly neighbours: (
     accountId: string,
-    umoIds: ReadonlyArray<string>
+    umoIds: ReadonlyArray<string>,
+    selection: Selection
   ) => Effect.Effect<ReadonlyArray<Neighbours>, StoreError>
   /** The memories among `umoIds` reduced to what ranking reads: cheaper for the hundreds it scores. */
   readonly rankingFacts: (

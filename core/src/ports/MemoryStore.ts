@@ -1,5 +1,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { MemoryFilter } from "../Filter.js"
 import type { Umo } from "../Umo.js"
+import type { StatedFact } from "../Updates.js"
 import type { LedgerEntry } from "./Ledger.js"
 import { traced } from "./Traced.js"
 
@@ -8,14 +10,22 @@ import { traced } from "./Traced.js"
  * rotation retired the key this process signs with (see `LedgerError`).
  */
 export class StoreError extends Schema.Error<StoreError>("StoreError")({
-  /** `IdempotencyKeyUsed`: another write stored an answer under the same idempotency key first. */
+  /**
+   * `IdempotencyKeyUsed`: another write stored an answer under the same idempotency key first.
+   * `UnknownMemory`: a capture's `supersedes` names no memory of the account (`umo_id` says which).
+   * `AlreadySuperseded`: a capture's `supersedes` names a memory another one superseded already.
+   */
   reason: Schema.Literals([
     "Unavailable",
     "EmbedderMismatch",
     "SigningKeyRetired",
     "IdempotencyKeyUsed",
+    "UnknownMemory",
+    "AlreadySuperseded",
     "Failed"
   ]),
+  /** The memory a reason is about (`UnknownMemory`, `AlreadySuperseded`). */
+  umo_id: Schema.optional(Schema.String),
   detail: Schema.String,
   cause: Schema.optional(Schema.Unknown)
 }) {
@@ -25,16 +35,43 @@ export class StoreError extends Schema.Error<StoreError>("StoreError")({
 }
 
 /** A memory as stored for one account: the UMO with its chunk offsets but without vectors. */
+/**
+ * Where an imported memory came from: the export's format, the original's id and capture time,
+ * and whether the original's proof held against the export's signing keys (null: it carried none,
+ * as Mem0's memories do not).
+ */
+export interface ImportedFrom {
+  readonly format: "umo" | "mem0"
+  readonly id: string
+  readonly created_at: string | null
+  readonly verified: boolean | null
+}
+
 export type StoredMemory = Omit<Umo, "embedding"> & {
   readonly account_id: string
   readonly embedding_model: string
   readonly record_hash: string
+  /** The memories this one replaced, oldest first (named at its capture, or found by its facts). */
+  readonly supersedes: ReadonlyArray<string>
+  /** The memory that replaced this one (see `Updates`), or null while it is current. */
+  readonly superseded_by: string | null
+  /** When it was replaced (ISO 8601), or null. */
+  readonly superseded_at: string | null
+  /** Where it was imported from, or null for a memory captured here. */
+  readonly imported_from: ImportedFrom | null
 }
 
-export interface ListOptions {
+/** Which memories a read takes: those the filter admits, superseded ones only when asked for. */
+export interface Selection {
+  /** Default: every memory. */
+  readonly filter?: MemoryFilter | undefined
+  /** Default: false, current memories only. */
+  readonly includeSuperseded?: boolean | undefined
+}
+
+export interface ListOptions extends Selection {
   readonly limit: number
   readonly offset: number
-  readonly source?: string | undefined
 }
 
 export interface ListPage {
@@ -42,10 +79,46 @@ export interface ListPage {
   readonly total: number
 }
 
-/** What a capture hands back: the chain entry and a compact JWS of it. */
+/** What a capture hands back: the chain entry and a compact JWS of it, and what it updated. */
 export interface CaptureReceipt {
   readonly entry: LedgerEntry
   readonly receipt: string
+  /** The memories it superseded: those its capture named, then those its facts outdated. */
+  readonly supersedes: ReadonlyArray<string>
+  /** A newer memory that superseded it at once (its content was older), or null. */
+  readonly superseded_by: string | null
+}
+
+/** A memory to store, with what finds the memories it updates. */
+export interface CaptureWrite {
+  readonly umo: Umo
+  /** Memories of the account the caller says this one replaces. */
+  readonly supersedes: ReadonlyArray<string>
+  /** The facts it states: kept, so later memories find it, and used now when `inferUpdates`. */
+  readonly facts: ReadonlyArray<StatedFact>
+  /** Supersede the current memories its facts outdate (see `decideUpdates`). */
+  readonly inferUpdates: boolean
+  /**
+   * A memory of the account that supersedes this one from the start (an import bringing in a
+   * memory whose successor it brought in first).
+   */
+  readonly supersededBy?: string | undefined
+  /** An imported memory's original (`umo:<id>`, `mem0:<id>`): kept, so it is never imported twice. */
+  readonly origin?: { readonly key: string; readonly imported_from: ImportedFrom } | undefined
+}
+
+/** A memory as an export writes it: with its signed chain entries, and its chunk vectors when asked. */
+export interface ExportedMemory {
+  readonly memory: StoredMemory
+  /** Its capture entry (null only if the chain lost it). */
+  readonly entry: LedgerEntry | null
+  /** The entry recording its supersession, when it was superseded. */
+  readonly supersession: LedgerEntry | null
+  readonly chunks?: ReadonlyArray<{
+    readonly start: number
+    readonly end: number
+    readonly vector: ReadonlyArray<number>
+  }>
 }
 
 /** The spec's deletion receipt. */
@@ -54,6 +127,20 @@ export interface DeletionReceipt {
   readonly umo_id: string
   readonly deleted_at: string
   /** Compact JWS (EdDSA) over the deletion entry. */
+  readonly receipt: string
+}
+
+/** What an erasure of many memories answers: how many, which, and one signed receipt for all. */
+export interface ErasureReceipt {
+  readonly forgotten: number
+  readonly umo_ids: ReadonlyArray<string>
+  /** When the deletions were recorded; null when nothing matched. */
+  readonly deleted_at: string | null
+  /**
+   * Compact JWS (EdDSA) over the claims `{type: "umo-erasure-receipt", umo_ids, count, deleted_at,
+   * first_seq, entry}`, `entry` being the last deletion entry (whose hash covers every entry
+   * before it); empty when nothing matched.
+   */
   readonly receipt: string
 }
 
@@ -82,16 +169,20 @@ export const idempotencyKeyHours = 24
  * deletes another account's rows. One SQL implementation runs on PGlite and PostgreSQL.
  */
 export interface MemoryStoreShape {
-  /** Stores a captured UMO (content, extraction, chunk vectors) and its chain entry, atomically. */
+  /** Stores one UMO as `insertMany` does, with no facts and nothing to supersede. */
   readonly insert: (accountId: string, umo: Umo) => Effect.Effect<CaptureReceipt, StoreError>
   /**
-   * Stores captured UMOs and their chain entries (in order) in one transaction: all of them, or —
-   * failing — none. With `idempotency`, the answer is stored with them; a key already used fails
-   * the whole write with `IdempotencyKeyUsed`.
+   * Stores captured UMOs (content, extraction, chunk vectors, facts) and their chain entries, in
+   * order, in one transaction: all of them, or — failing — none. The memories each write `supersedes` are
+   * superseded with it (`UnknownMemory` or `AlreadySuperseded` fails the write), then, for writes
+   * that infer updates, in content-time order, the current memories its facts outdate
+   * (`decideUpdates`); each supersession is a signed `supersede` entry after the captures. With
+   * `idempotency`, the answer is stored with them; a key already used fails the whole write with
+   * `IdempotencyKeyUsed`.
    */
   readonly insertMany: (
     accountId: string,
-    umos: ReadonlyArray<Umo>,
+    writes: ReadonlyArray<CaptureWrite>,
     idempotency?: IdempotentWrite
   ) => Effect.Effect<ReadonlyArray<CaptureReceipt>, StoreError>
   /** What an idempotency key of the account stored, if it was used in the last 24 hours. */
@@ -112,11 +203,42 @@ export interface MemoryStoreShape {
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, StoreError>
   /** Newest first (`created_at` desc, then `umo_id` desc). */
   readonly list: (accountId: string, options: ListOptions) => Effect.Effect<ListPage, StoreError>
+  /**
+   * A memory's line of versions, oldest first (content time, then id): every memory linked to it
+   * through `supersedes` and `superseded_by`, itself included; none for an unknown memory.
+   */
+  readonly history: (
+    accountId: string,
+    umoId: string
+  ) => Effect.Effect<Option.Option<ReadonlyArray<StoredMemory>>, StoreError>
   /** Hard-deletes content and vectors, appends a deletion entry and returns the signed receipt. */
   readonly remove: (
     accountId: string,
     umoId: string
   ) => Effect.Effect<Option.Option<DeletionReceipt>, StoreError>
+  /**
+   * Hard-deletes every memory the filter admits, superseded ones included, in one transaction:
+   * a deletion entry each, and one signed receipt naming them all.
+   */
+  readonly erase: (accountId: string, filter: MemoryFilter) => Effect.Effect<ErasureReceipt, StoreError>
+  /**
+   * A page of the selected memories in capture order (`umo_id` ascending: ids are time-ordered)
+   * after `afterId`, each with its chain entries (and vectors when asked): an export reads the
+   * account through these pages, however many memories it holds.
+   */
+  readonly exportPage: (
+    accountId: string,
+    options: Selection & {
+      readonly afterId: string | null
+      readonly limit: number
+      readonly vectors: boolean
+    }
+  ) => Effect.Effect<ReadonlyArray<ExportedMemory>, StoreError>
+  /** The account's memories imported from these originals (`ImportedFrom`'s keys), by original. */
+  readonly originsOf: (
+    accountId: string,
+    keys: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, string>, StoreError>
 }
 
 export class MemoryStore extends Context.Service<MemoryStore, MemoryStoreShape>()("@umo/core/MemoryStore") {}

@@ -1,6 +1,8 @@
 import { AnswerModels } from "@umo/core"
+import { asksAboutThePast } from "@umo/plugins/answer"
 import { Effect } from "effect"
 import { decodeRequest, InvalidRequest, ProviderFailed, Unavailable } from "../Errors.js"
+import { selectionOf } from "../Filters.js"
 import { AskRequest } from "../Requests.js"
 import type { AskAnswer, ModelList } from "../Results.js"
 import type * as Recall from "../recall/Recall.js"
@@ -52,9 +54,14 @@ export const make = (recall: Recall.Recall) =>
           })
         }
         const question = request.question.trim()
+        // A question about an earlier state of things is answered from replaced memories too
+        // (each ranked just below what replaced it), unless the caller chose.
+        const selection = selectionOf(request)
         const { hits } = yield* recall.search(accountId, question, {
           limit: request.context_size ?? 5,
-          rerank: true
+          rerank: true,
+          ...selection,
+          includeSuperseded: request.include_superseded ?? asksAboutThePast(question)
         })
         const contexts = hits.map((hit, i) => ({
           index: i + 1,
@@ -62,7 +69,8 @@ export const make = (recall: Recall.Recall) =>
           content: hit.memory.content,
           summary: hit.memory.summary,
           timestamp: hit.memory.timestamp,
-          similarity: hit.similarity
+          similarity: hit.similarity,
+          outdated: hit.outdated
         }))
         const answered = yield* model
           .answer({ question, contexts, providerKey: request.provider_key })

@@ -1,7 +1,10 @@
 import {
   type CaptureReceipt,
+  type CaptureWrite,
   Embedder,
   FileParser,
+  isUmoId,
+  MemoryStore,
   type Pipeline,
   type PipelineError,
   sha256Hex,
@@ -9,20 +12,38 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Result, Schema } from "effect"
-import { decodeRequest, describeIssue, InvalidRequest, pipelineFailure, UnsupportedFile } from "../Errors.js"
+import {
+  decodeRequest,
+  describeIssue,
+  InvalidRequest,
+  type MemoryNotFound,
+  memoryNotFound,
+  pipelineFailure,
+  statusOf,
+  storeFailure,
+  Unavailable,
+  UnsupportedFile
+} from "../Errors.js"
 import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fields.js"
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
-import { BatchRequest, CaptureRequest } from "../Requests.js"
+import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Idempotency from "./Idempotency.js"
+import { factsOf, inferUpdatesConfig } from "./Updates.js"
 
-const captured = (umo: Umo, { receipt }: CaptureReceipt): Captured => ({
+const captured = (umo: Umo, { receipt, supersedes, superseded_by }: CaptureReceipt): Captured => ({
   umo_id: umo.umo_id,
   quality_score: umo.quality_score,
   created_at: umo.created_at,
   content_hash: umo.content_hash,
-  receipt
+  receipt,
+  supersedes,
+  superseded_by
 })
+
+/** What a file capture takes besides the file: the capture request's fields other than its text. */
+const UploadFields = Schema.Struct({ source: Schema.optional(Source), ...ScopeAndMetadata, ...UpdateFields })
+type UploadFields = typeof UploadFields.Type
 
 const decodeCapture = decodeRequest(CaptureRequest, "request body")
 const decodeBatch = decodeRequest(BatchRequest, "request body")
@@ -30,15 +51,44 @@ const decodeKey = decodeRequest(
   Schema.Struct({ "idempotency-key": Schema.optional(IdempotencyKey) }),
   "headers"
 )
-const decodeSource = decodeRequest(Schema.Struct({ source: Schema.optional(Source) }), "request body")
+const decodeUploadFields = decodeRequest(UploadFields, "request body")
 const decodeItem = Schema.decodeUnknownResult(CaptureRequest)
 
 /** The pipeline's input from a checked capture request (its timestamp is known to parse). */
-const pipelineInput = (request: CaptureRequest) => ({
-  content: request.content,
+const pipelineInput = (
+  request: Omit<UploadFields, "source"> & { readonly source?: string | null | undefined }
+) => ({
   source: request.source ?? null,
-  timestamp: request.timestamp === undefined ? undefined : parseTimestamp(request.timestamp)
+  scope: {
+    user_id: request.user_id ?? null,
+    agent_id: request.agent_id ?? null,
+    session_id: request.session_id ?? null
+  },
+  metadata: request.metadata ?? {}
 })
+
+/**
+ * What identifies a capture for its idempotency key: its text, source and time, and the newer
+ * fields only when given (so a key stored before they existed still matches its request).
+ */
+const fingerprinted = ({ content, source, timestamp, ...rest }: CaptureRequest) => ({
+  content,
+  source: source ?? null,
+  timestamp: timestamp ?? null,
+  ...rest
+})
+
+/** Why a batch item was refused: the status a capture of it alone would get, and why. */
+interface Refusal {
+  readonly status: number
+  readonly detail: string
+}
+const refusal = (status: number, detail: string): Refusal => ({ status, detail })
+
+/** The ids a request supersedes, as stored (ids are lowercase UUIDs). */
+const supersededIds = (request: Pick<UploadFields, "supersedes">) => [
+  ...new Set((request.supersedes ?? []).map((id) => id.toLowerCase()))
+]
 
 /**
  * The three captures: one text, a batch, a file. Each runs the pipeline, then stores what it made
@@ -48,10 +98,50 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
   Effect.gen(function* () {
     const embedder = yield* Embedder
     const files = yield* FileParser
+    const store = yield* MemoryStore
     const { once } = yield* Idempotency.make
+    const inferByDefault = yield* inferUpdatesConfig
 
     const run = (input: Parameters<typeof pipeline.process>[0]) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
+
+    /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
+    const writeOf = (
+      request: Pick<UploadFields, "supersedes" | "infer_updates">,
+      umo: Umo
+    ): CaptureWrite => ({
+      umo,
+      supersedes: supersededIds(request),
+      facts: factsOf(umo),
+      inferUpdates: request.infer_updates ?? inferByDefault
+    })
+
+    /**
+     * Checks, before any work, that the memories a capture supersedes are the account's and
+     * current (`claimed`: ids earlier items of a batch supersede). The store checks again under
+     * its lock, so a race still stores nothing.
+     */
+    const supersedable = (
+      accountId: string,
+      ids: ReadonlyArray<string>,
+      claimed: ReadonlySet<string> = new Set()
+    ): Effect.Effect<void, MemoryNotFound | InvalidRequest | Unavailable> =>
+      Effect.gen(function* () {
+        if (ids.length === 0) return
+        const malformed = ids.find((id) => !isUmoId(id))
+        if (malformed !== undefined) return yield* memoryNotFound(malformed)
+        const found = new Map(
+          (yield* store.getMany(accountId, ids).pipe(Effect.catch(storeFailure))).map((m) => [m.umo_id, m])
+        )
+        for (const id of ids) {
+          const memory = found.get(id)
+          if (memory === undefined) return yield* memoryNotFound(id)
+          if (memory.superseded_by !== null || claimed.has(id))
+            return yield* new InvalidRequest({
+              detail: `invalid request body: supersedes: memory ${id} is already superseded${memory.superseded_by === null ? " (by an earlier item)" : ` by ${memory.superseded_by}`}; supersede that one instead`
+            })
+        }
+      })
 
     const keyOf = (options: CaptureOptions | undefined) =>
       Effect.map(
@@ -63,19 +153,19 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       Effect.gen(function* () {
         const request = yield* decodeCapture(input)
         const key = yield* keyOf(options)
-        return yield* once<Captured, never>(
+        return yield* once<Captured, MemoryNotFound>(
           accountId,
           key,
-          () =>
-            Idempotency.fingerprint("capture", {
-              content: request.content,
-              source: request.source ?? null,
-              timestamp: request.timestamp ?? null
-            }),
+          () => Idempotency.fingerprint("capture", fingerprinted(request)),
           (save) =>
             Effect.gen(function* () {
-              const umo = yield* run(pipelineInput(request)).pipe(Effect.catch(pipelineFailure))
-              return yield* save([umo], ([receipt]) => captured(umo, receipt!))
+              yield* supersedable(accountId, supersededIds(request))
+              const umo = yield* run({
+                content: request.content,
+                timestamp: request.timestamp === undefined ? undefined : parseTimestamp(request.timestamp),
+                ...pipelineInput(request)
+              }).pipe(Effect.catch(pipelineFailure))
+              return yield* save([writeOf(request, umo)], ([receipt]) => captured(umo, receipt!))
             })
         )
       })
@@ -96,40 +186,63 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           () => Idempotency.fingerprint("batch", items),
           (save) =>
             Effect.gen(function* () {
-              // Each item: its UMO, or why it was refused (invalid, or content the pipeline refused).
-              const outcomes = yield* Effect.forEach(
-                items,
-                (item): Effect.Effect<Result.Result<Umo, string>> => {
-                  const checked = decodeItem(item)
-                  if (Result.isFailure(checked))
-                    return Effect.succeed(Result.fail(describeIssue(checked.failure.issue, "invalid item: ")))
-                  return run(pipelineInput(checked.success)).pipe(
-                    Effect.map(Result.succeed),
-                    Effect.catch((error: PipelineError) =>
-                      error.reason === "InvalidInput"
-                        ? Effect.succeed(Result.fail(error.detail))
-                        : Effect.die(error)
-                    )
+              // Each item checked: its request, or why it was refused. Supersessions are checked in
+              // order, so two items cannot both supersede one memory.
+              const claimed = new Set<string>()
+              const checked: Array<Result.Result<CaptureRequest, Refusal>> = []
+              for (const item of items) {
+                const decoded = decodeItem(item)
+                if (Result.isFailure(decoded)) {
+                  checked.push(
+                    Result.fail(refusal(422, describeIssue(decoded.failure.issue, "invalid item: ")))
                   )
-                },
+                  continue
+                }
+                const ids = supersededIds(decoded.success)
+                const refused = yield* supersedable(accountId, ids, claimed).pipe(
+                  Effect.as(undefined),
+                  Effect.catch((e) =>
+                    e instanceof Unavailable ? Effect.fail(e) : Effect.succeed(refusal(statusOf(e), e.detail))
+                  )
+                )
+                if (refused !== undefined) checked.push(Result.fail(refused))
+                else {
+                  for (const id of ids) claimed.add(id)
+                  checked.push(Result.succeed(decoded.success))
+                }
+              }
+              // Each valid item: its write, or why the pipeline refused its content.
+              const outcomes = yield* Effect.forEach(
+                checked,
+                (item): Effect.Effect<Result.Result<CaptureWrite, Refusal>> =>
+                  Result.isFailure(item)
+                    ? Effect.succeed(Result.fail(item.failure))
+                    : run({
+                        content: item.success.content,
+                        timestamp:
+                          item.success.timestamp === undefined
+                            ? undefined
+                            : parseTimestamp(item.success.timestamp),
+                        ...pipelineInput(item.success)
+                      }).pipe(
+                        Effect.map((umo) => Result.succeed(writeOf(item.success, umo))),
+                        Effect.catch((error: PipelineError) =>
+                          error.reason === "InvalidInput"
+                            ? Effect.succeed(Result.fail(refusal(422, error.detail)))
+                            : Effect.die(error)
+                        )
+                      ),
                 { concurrency: "unbounded" }
               )
-              const umos = outcomes.flatMap((o) => (Result.isSuccess(o) ? [o.success] : []))
-              return yield* save(umos, (receipts) => {
+              const writes = outcomes.flatMap((o) => (Result.isSuccess(o) ? [o.success] : []))
+              return yield* save(writes, (receipts) => {
                 const byId = new Map(receipts.map((r) => [r.entry.umo_id, r] as const))
                 return {
                   results: outcomes.map((outcome, index): BatchResultItem => {
                     if (Result.isFailure(outcome))
-                      return {
-                        index,
-                        success: false,
-                        umo_id: null,
-                        error: { status: 422, detail: outcome.failure }
-                      }
-                    const { created_at: _, ...stored } = captured(
-                      outcome.success,
-                      byId.get(outcome.success.umo_id)!
-                    )
+                      return { index, success: false, umo_id: null, error: outcome.failure }
+                    const { umo } = outcome.success
+                    const { created_at: _, ...stored } = captured(umo, byId.get(umo.umo_id)!)
                     return { index, success: true, ...stored }
                   })
                 }
@@ -144,11 +257,13 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
      */
     const upload = (accountId: string, file: FileToCapture, options?: CaptureOptions) =>
       Effect.gen(function* () {
-        const { source } = yield* decodeSource({ source: file.source })
+        const { bytes: _bytes, filename: _filename, mediaType: _mediaType, ...given } = file
+        const fields = yield* decodeUploadFields(given)
+        const { source, ...rest } = fields
         const key = yield* keyOf(options)
         if (file.bytes.length > uploadLimitBytes)
           return yield* new InvalidRequest({ detail: "the file is over the 20 MB upload limit" })
-        return yield* once<Uploaded, UnsupportedFile>(
+        return yield* once<Uploaded, UnsupportedFile | MemoryNotFound>(
           accountId,
           key,
           () =>
@@ -156,10 +271,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               filename: file.filename,
               mediaType: file.mediaType ?? null,
               source: source ?? null,
-              bytes: sha256Hex(file.bytes)
+              bytes: sha256Hex(file.bytes),
+              ...rest
             }),
           (save) =>
             Effect.gen(function* () {
+              yield* supersedable(accountId, supersededIds(fields))
               const parsed = yield* files
                 .parse({ filename: file.filename, mediaType: file.mediaType, bytes: file.bytes })
                 .pipe(
@@ -171,10 +288,11 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 )
               const umo = yield* run({
                 content: storableText(parsed.text),
+                ...pipelineInput(fields),
                 source: storableText(source ?? `upload:${file.filename}`)
               }).pipe(Effect.catch(pipelineFailure))
               return yield* save(
-                [umo],
+                [writeOf(fields, umo)],
                 ([receipt]): Uploaded => ({
                   ...captured(umo, receipt!),
                   summary: umo.summary,

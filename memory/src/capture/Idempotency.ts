@@ -1,6 +1,6 @@
-import { type CaptureReceipt, canonicalJson, MemoryStore, sha256Hex, type Umo } from "@umo/core"
+import { type CaptureReceipt, type CaptureWrite, canonicalJson, MemoryStore, sha256Hex } from "@umo/core"
 import { Effect, Option } from "effect"
-import { InvalidRequest, storeFailure, type Unavailable } from "../Errors.js"
+import { InvalidRequest, type MemoryNotFound, storeFailure, type Unavailable } from "../Errors.js"
 
 /** What identifies a request for its idempotency key: the operation and what it was given. */
 export const fingerprint = (operation: string, input: unknown) =>
@@ -8,7 +8,7 @@ export const fingerprint = (operation: string, input: unknown) =>
 
 /** Stores captured memories, with the answer `respond` makes of their receipts when a key is given. */
 export type Save<A> = (
-  umos: ReadonlyArray<Umo>,
+  writes: ReadonlyArray<CaptureWrite>,
   respond: (receipts: ReadonlyArray<CaptureReceipt>) => A
 ) => Effect.Effect<A, Unavailable | InvalidRequest>
 
@@ -48,19 +48,19 @@ export const make = Effect.gen(function* () {
     accountId: string,
     key: string | undefined,
     print: () => string,
-    capture: (save: Save<A>) => Effect.Effect<A, E | Unavailable | InvalidRequest>
-  ): Effect.Effect<A, E | Unavailable | InvalidRequest> =>
+    capture: (save: Save<A>) => Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound>
+  ): Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound> =>
     Effect.gen(function* () {
       const request = key === undefined ? "" : print()
       if (key !== undefined) {
         const earlier = yield* answered<A>(accountId, key, request)
         if (Option.isSome(earlier)) return earlier.value
       }
-      return yield* capture((umos, respond) =>
+      return yield* capture((writes, respond) =>
         store
           .insertMany(
             accountId,
-            umos,
+            writes,
             key === undefined ? undefined : { key, fingerprint: request, response: respond }
           )
           .pipe(

@@ -6,7 +6,9 @@ import { Config, Schema } from "effect"
  * - `vector`: cosine similarity of its best chunk to the query (negative counts as 0);
  * - `text`: its BM25 score divided by the best BM25 score among the candidates;
  * - `entity`: the share of the query's entities (people, places, …) the memory also names;
- * - `recency`: `0.5 ^ (age / recencyHalfLifeDays)`, age from the memory's `timestamp`.
+ * - `recency`: `0.5 ^ (age / recencyHalfLifeDays)`, age from the memory's `timestamp`;
+ * - `fact`: 1 when the memory states a fact of the kind the query asks about (where someone lives,
+ *   their employer, a favourite, …) about the person it asks about, else 0 (see `statesAsked`).
  *
  * and `base = Σ weight × signal`. Then `context` adds the better base score of the memories just
  * before and after it in its source's timeline: a reply is found through the question it answers
@@ -18,6 +20,7 @@ export interface RankingWeights {
   readonly entity: number
   readonly recency: number
   readonly context: number
+  readonly fact: number
   readonly recencyHalfLifeDays: number
 }
 
@@ -28,6 +31,7 @@ export const defaultWeights: RankingWeights = {
   entity: 0.05,
   recency: 0.05,
   context: 0.4,
+  fact: 0.8,
   recencyHalfLifeDays: 365
 }
 
@@ -38,6 +42,8 @@ export interface Signals {
   readonly entity: number
   /** The memory's `timestamp`, ms since the epoch. */
   readonly time: number
+  /** 1 when it states a fact of the kind asked about, else 0. */
+  readonly fact: number
 }
 
 const dayMs = 86_400_000
@@ -57,7 +63,8 @@ export const baseScores = (
       weights.vector * Math.max(0, s.vector) +
         weights.text * (bestBm25 > 0 ? s.bm25 / bestBm25 : 0) +
         weights.entity * s.entity +
-        weights.recency * 0.5 ** (age / weights.recencyHalfLifeDays)
+        weights.recency * 0.5 ** (age / weights.recencyHalfLifeDays) +
+        weights.fact * s.fact
     )
   }
   return scores
@@ -102,12 +109,13 @@ const NonNegative = Schema.FiniteFromString.pipe(Schema.check(Schema.isGreaterTh
 const weight = (name: string, fallback: number) =>
   Config.schema(NonNegative, name).pipe(Config.withDefault(fallback))
 
-/** `UMO_RANK_VECTOR`, `_TEXT`, `_ENTITY`, `_RECENCY`, `_CONTEXT`, `UMO_RANK_RECENCY_HALF_LIFE_DAYS`. */
+/** `UMO_RANK_VECTOR`, `_TEXT`, `_ENTITY`, `_RECENCY`, `_CONTEXT`, `_FACT`, `UMO_RANK_RECENCY_HALF_LIFE_DAYS`. */
 export const weightsConfig = Config.all({
   vector: weight("UMO_RANK_VECTOR", defaultWeights.vector),
   text: weight("UMO_RANK_TEXT", defaultWeights.text),
   entity: weight("UMO_RANK_ENTITY", defaultWeights.entity),
   recency: weight("UMO_RANK_RECENCY", defaultWeights.recency),
   context: weight("UMO_RANK_CONTEXT", defaultWeights.context),
+  fact: weight("UMO_RANK_FACT", defaultWeights.fact),
   recencyHalfLifeDays: weight("UMO_RANK_RECENCY_HALF_LIFE_DAYS", defaultWeights.recencyHalfLifeDays)
 })

@@ -1,9 +1,27 @@
-import { Embedder, MemorySearch, MemoryStore, Reranker, type StoredMemory } from "@umo/core"
-import { findEntities } from "@umo/plugins/nlp"
+import {
+  anyMemory,
+  Embedder,
+  MemorySearch,
+  MemoryStore,
+  matchesFilter,
+  Reranker,
+  type Selection,
+  type StoredMemory
+} from "@umo/core"
+import { asksAboutThePast } from "@umo/plugins/answer"
+import { askedFacts, findEntities } from "@umo/plugins/nlp"
 import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
+import {
+  asksAboutNow,
+  currencyDepth,
+  currentFirst,
+  newestAnswerFirst,
+  pastFirst,
+  statesAsked
+} from "./Succession.js"
 
 export interface Hit {
   readonly memory: StoredMemory
@@ -11,11 +29,13 @@ export interface Hit {
   readonly score: number
   /** Cosine similarity of the memory's best chunk to the query. */
   readonly similarity: number
+  /** A newer memory replaced what it states: it was superseded, or a newer one scored gives a new value of its fact. */
+  readonly outdated: boolean
 }
 
-export interface SearchOptions {
+/** How many, and from which memories: candidates come only from the selection. */
+export interface SearchOptions extends Selection {
   readonly limit: number
-  readonly source?: string | undefined
   /** Rerank the best candidates with the deployment's Reranker, if it has one (default `UMO_RERANK_SEARCH`). */
   readonly rerank?: boolean | undefined
 }
@@ -56,6 +76,7 @@ export const make = Effect.gen(function* () {
 
   const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
+      const selection: Selection = { filter: options.filter, includeSuperseded: options.includeSuperseded }
       const pool = Math.max(50, options.limit * 4)
       const now = yield* Clock.currentTimeMillis
       // Full text needs no vector: the database runs it while the model embeds the query, and
@@ -64,23 +85,23 @@ export const make = Effect.gen(function* () {
         [
           Effect.flatMap(Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), (vector) =>
             Effect.map(
-              index
-                .searchVector(accountId, vector, { limit: pool, source: options.source })
-                .pipe(timed("vector")),
+              index.searchVector(accountId, vector, { limit: pool, ...selection }).pipe(timed("vector")),
               (found) => [vector, found] as const
             )
           ),
-          index.searchText(accountId, query, { limit: pool, source: options.source }).pipe(timed("text")),
+          index.searchText(accountId, query, { limit: pool, ...selection }).pipe(timed("text")),
           Effect.sync(
             () => new Set(findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text)))
           ).pipe(timed("entities"))
         ],
         { concurrency: "unbounded" }
       )
+      const asked = askedFacts(query)
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
 
-      const around = weights.context > 0 ? yield* timed("context")(index.neighbours(accountId, found)) : []
+      const around =
+        weights.context > 0 ? yield* timed("context")(index.neighbours(accountId, found, selection)) : []
       const ids = [
         ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
       ]
@@ -89,8 +110,12 @@ export const make = Effect.gen(function* () {
       const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
       const [moreVector, moreText, facts] = yield* Effect.all(
         [
-          index.searchVector(accountId, vector, { limit: ids.length, ids: unscored(similarity) }),
-          index.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25) }),
+          index.searchVector(accountId, vector, {
+            limit: ids.length,
+            ids: unscored(similarity),
+            ...selection
+          }),
+          index.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25), ...selection }),
           index.rankingFacts(accountId, ids)
         ],
         { concurrency: "unbounded" }
@@ -105,41 +130,74 @@ export const make = Effect.gen(function* () {
             vector: similarity.get(m.umo_id) ?? 0,
             bm25: bm25.get(m.umo_id) ?? 0,
             entity: entityOverlap(queryEntities, m.entities),
-            time: Date.parse(m.timestamp)
+            time: Date.parse(m.timestamp),
+            fact: statesAsked(asked, m.facts) ? 1 : 0
           }
         ])
       )
-      const scores = withContext(
-        baseScores(signals, weights, now),
-        new Map(around.map((n) => [n.umo_id, n])),
-        weights.context
+      const { scores, outdated } = currentFirst(
+        withContext(
+          baseScores(signals, weights, now),
+          new Map(around.map((n) => [n.umo_id, n])),
+          weights.context
+        ),
+        facts
       )
-      const ranked = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      // What is current goes first, or for a question about the past, what came just before it.
+      const past = asksAboutThePast(query)
+      const inTime = (current: ReadonlyMap<string, number>) =>
+        past ? pastFirst(current, facts, asked, query) : current
+      const ranked = byScore(inTime(scores))
       const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
-      const read = ranked.slice(0, reranking ? Math.max(options.limit, rerankDepth) : options.limit)
-      // Whole records only for what is returned (or reranked); one deleted meanwhile is left out.
+      // A question about how things stand reads more candidates, to find what is current among them.
+      const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
+      const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
+      // Whole records only for what is returned (or reranked); one deleted meanwhile is left out,
+      // and so is one that left the selection meanwhile (superseded, say): the index chose from
+      // the selection, and this holds it to it whatever index answered.
       const byId = new Map(
         (yield* timed("read")(
           store.getMany(
             accountId,
             read.map(([id]) => id)
           )
-        )).map((m) => [m.umo_id, m])
+        ))
+          .filter((m) => inSelection(m, selection))
+          .map((m) => [m.umo_id, m])
       )
-      const top = (
+      // The reranker reads each memory alone: what is current goes first again after it.
+      const ordered = (
         reranking
-          ? yield* rerank(
-              reranker,
-              query,
-              read.filter(([id]) => byId.has(id)),
-              byId
+          ? byScore(
+              inTime(
+                currentFirst(
+                  new Map(
+                    yield* rerank(
+                      reranker,
+                      query,
+                      read.filter(([id]) => byId.has(id)),
+                      byId
+                    )
+                  ),
+                  facts
+                ).scores
+              )
             )
           : read
-      ).slice(0, options.limit)
+      ).filter(([id]) => byId.has(id))
+      const current = newestAnswerFirst(ordered, byId, similarity, facts, query)
+      const top = current.ranked.slice(0, options.limit)
       const hits = top.flatMap(([id, score]): Array<Hit> => {
         const memory = byId.get(id)
         return memory
-          ? [{ memory, score: round(score), similarity: round(Math.max(0, similarity.get(id) ?? 0)) }]
+          ? [
+              {
+                memory,
+                score: round(score),
+                similarity: round(Math.max(0, similarity.get(id) ?? 0)),
+                outdated: outdated.has(id) || current.outdated.has(id)
+              }
+            ]
           : []
       })
       // `total` counts every memory scored for this query (up to `countLimit`), for total_count and has_more.
@@ -147,6 +205,15 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catch(storeFailure))
   return { search }
 })
+
+/** Best first; ties by id. */
+const byScore = (scores: ReadonlyMap<string, number>) =>
+  [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+
+/** Whether a memory is in a selection: the filter admits it, and it is current unless superseded ones are asked for. */
+const inSelection = (memory: StoredMemory, selection: Selection) =>
+  (selection.includeSuperseded === true || memory.superseded_by === null) &&
+  matchesFilter(memory, selection.filter ?? anyMemory)
 
 /**
  * The candidates in the order of their first-stage rank fused with the reranker's (reciprocal-rank
@@ -170,9 +237,9 @@ const rerank = (
       Effect.map((scores) => {
         const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b)
         const rerankedAt = new Map(order.map((i, rank) => [i, rank]))
-        return candidates
-          .map(([id], i) => [id, 1 / (61 + i) + 1 / (61 + rerankedAt.get(i)!)] as const)
-          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        return byScore(
+          new Map(candidates.map(([id], i) => [id, 1 / (61 + i) + 1 / (61 + rerankedAt.get(i)!)] as const))
+        )
       }),
       Effect.catch((error) =>
         Effect.as(Effect.logWarning(`search kept its first-stage order: ${error.detail}`), candidates)

@@ -14,14 +14,20 @@ const signal = fc.record({
   vector: fc.double({ min: -1, max: 1, noNaN: true }),
   bm25: fc.double({ min: 0, max: 50, noNaN: true }),
   entity: fc.double({ min: 0, max: 1, noNaN: true }),
-  time: fc.integer({ min: now - 10 * 365 * 86_400_000, max: now })
+  time: fc.integer({ min: now - 10 * 365 * 86_400_000, max: now }),
+  fact: fc.constantFrom(0, 1)
 })
 const signalSet = fc.uniqueArray(fc.tuple(fc.uuid(), signal), {
   minLength: 1,
   maxLength: 30,
   selector: ([id]) => id
 })
-const upper = defaultWeights.vector + defaultWeights.text + defaultWeights.entity + defaultWeights.recency
+const upper =
+  defaultWeights.vector +
+  defaultWeights.text +
+  defaultWeights.entity +
+  defaultWeights.recency +
+  defaultWeights.fact
 
 describe("baseScores", () => {
   it("stays within [0, sum of weights] and gives the best BM25 its full text weight", () => {
@@ -47,14 +53,19 @@ describe("baseScores", () => {
     fc.assert(
       fc.property(
         signal,
-        fc.constantFrom("vector", "bm25", "entity", "time"),
+        fc.constantFrom("vector", "bm25", "entity", "time", "fact"),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (s, key, bump) => {
           const stronger = {
             ...s,
-            [key]: key === "time" ? Math.min(now, s.time + bump * 86_400_000) : s[key] + bump
+            [key]:
+              key === "time"
+                ? Math.min(now, s.time + bump * 86_400_000)
+                : key === "fact"
+                  ? Math.max(s.fact, Math.ceil(bump))
+                  : s[key] + bump
           }
-          const other = { vector: 0.1, bm25: 60, entity: 0, time: now }
+          const other = { vector: 0.1, bm25: 60, entity: 0, time: now, fact: 0 }
           const a = baseScores(
             new Map([
               ["a", s],
@@ -81,7 +92,7 @@ describe("baseScores", () => {
     const weights = { ...defaultWeights, vector: 0, text: 0, entity: 0, recency: 1, recencyHalfLifeDays: 30 }
     const at = (days: number) =>
       baseScores(
-        new Map([["m", { vector: 0, bm25: 0, entity: 0, time: now - days * 86_400_000 }]]),
+        new Map([["m", { vector: 0, bm25: 0, entity: 0, time: now - days * 86_400_000, fact: 0 }]]),
         weights,
         now
       ).get("m")!

@@ -28,13 +28,18 @@ export interface CloudEndpoints {
 
 const system =
   "You answer questions using only the numbered memories you are given. Cite every statement with " +
-  "the number of the memory it comes from, in square brackets, like [1] or [2][3]. If the memories do " +
-  "not contain the answer, say that you do not know. Be brief."
+  "the number of the memory it comes from, in square brackets, like [1] or [2][3]. A memory marked " +
+  '"since replaced" says what was true before a newer memory changed it: answer what is true now from ' +
+  "the newer one, unless the question asks about the past. If the memories do not contain the answer, say " +
+  "that you do not know. Be brief."
 
 const prompt = (request: AnswerRequest) =>
   [
     "Memories:",
-    ...request.contexts.map((c) => `[${c.index}] (written ${c.timestamp.slice(0, 10)}) ${c.content}`),
+    ...request.contexts.map(
+      (c) =>
+        `[${c.index}] (written ${c.timestamp.slice(0, 10)}${c.outdated ? "; since replaced" : ""}) ${c.content}`
+    ),
     "",
     `Question: ${request.question}`
   ].join("\n")

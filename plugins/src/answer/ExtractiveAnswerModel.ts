@@ -9,10 +9,12 @@ import type {
 } from "@umo/core"
 import { Effect } from "effect"
 import { findEntities } from "../nlp/Entities.js"
+import { isNameWord } from "../nlp/FactValues.js"
 import { splitSentences } from "../nlp/Normalize.js"
 import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
 import { citationOf, nothingToGoOn } from "./Citations.js"
-import { questionType, wantedEntityTypes } from "./QuestionType.js"
+import { factAnswer } from "./FactAnswer.js"
+import { asksAboutThePast, questionType, wantedEntityTypes } from "./QuestionType.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
 
 export const extractiveModelId = "umo-extractive"
@@ -25,6 +27,31 @@ interface Candidate {
   /** What the sentence adds to the question, best first; none where the answer is not a span of it. */
   readonly spans: ReadonlyArray<Span>
   readonly score: number
+}
+
+/**
+ * For a "who" or "where" question, the first name the sentence writes (capitalized, past its first
+ * word, not a day, month or pronoun) that the question does not already name, with the capitalized
+ * words that follow it: "Leeds", "San Diego State".
+ */
+const nameIn = (type: QuestionType, text: string, asked: string): string | undefined => {
+  if (type !== "person" && type !== "location") return undefined
+  const words = text.split(/\s+/)
+  for (let i = 1; i < words.length; i++) {
+    // A sentence's first word is capitalized whatever it is.
+    if (/[.!?]$/.test(words[i - 1]!)) continue
+    const run: Array<string> = []
+    for (const raw of words.slice(i)) {
+      const opened = raw.replace(/^[("'“]+/, "")
+      const word = opened.replace(/[.,;:!?)"'”]+$/, "").replace(/['’]s$/, "")
+      if (!isNameWord(word)) break
+      run.push(word)
+      // Punctuation or a possessive ends the name.
+      if (word !== opened) break
+    }
+    if (run.length > 0 && !asked.includes(run[0]!.toLowerCase())) return run.join(" ")
+  }
+  return undefined
 }
 
 /** Question types whose answer is never a run of the sentence's words (see `shortAnswer`). */
@@ -64,6 +91,9 @@ const shortAnswer = (
   // "Who is Lily?" asks what Lily is to someone, not for another name.
   if (span?.names && type === "person") return { text: span.text, sureness: 0.9 }
   if (entity) return { text: entity.text, sureness: 1 }
+  // A name no tagger knows ("Shopify", "Leeds") answers "who" and "where" too.
+  const name = nameIn(type, text, asked)
+  if (name) return { text: name, sureness: 0.8 }
   return span ? { text: span.text, sureness: wanted.length > 0 ? 0.5 : 0.8 } : undefined
 }
 
@@ -72,7 +102,7 @@ const shortAnswer = (
  * and scores every sentence of the retrieved memories by the question words it shares (each
  * weighted by its rarity among the memories; names in the question weigh little), by how close
  * its memory is, and by whether it holds the kind of entity asked for (a LOCATION for "where", a
- * DATE for "when"). It answers with the short span of the best sentence, marked `[n]` for its
+ * DATE for "when"), and by whether a newer memory replaced it (see `AnswerContext.outdated`). It answers with the short span of the best sentence, marked `[n]` for its
  * memory, the sentence itself in the citation: a date (relative times resolved against the
  * memory's own), a place, a name, a number, yes or no, a quoted title, or the words the sentence
  * adds to the question; one span from each of the best three sentences for a list; whole
@@ -81,6 +111,20 @@ const shortAnswer = (
  */
 export const answer = (request: AnswerRequest): Answer => {
   const type = questionType(request.question)
+  // A question for a fact the memories state is answered with its value (see `FactAnswer`).
+  const stated = factAnswer(request, type)
+  if (stated !== undefined) return stated
+  // What a newer memory replaced answers a question about the past, and is stale for one about now.
+  const past = asksAboutThePast(request.question)
+  const currency = (context: AnswerContext) => (context.outdated ? (past ? 1.5 : 0.4) : 1)
+  // "Where did she live before Lisbon?": a sentence naming Lisbon is what came after, not the answer.
+  const after = past
+    ? /\b(?:before|prior to|until)\s+(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*)*)/u.exec(
+        request.question
+      )?.[1]
+    : undefined
+  const beyond = (text: string) =>
+    after !== undefined && text.toLowerCase().includes(after.toLowerCase()) ? 0.3 : 1
   const asked = new Set(contentWords(request.question))
   const wanted = wantedEntityTypes[type]
   // A question word found in every retrieved memory (a name they all carry, say) tells them apart
@@ -110,15 +154,34 @@ export const answer = (request: AnswerRequest): Answer => {
           ? overlap * adds
           : entities.some((e) => wanted.includes(e.type))
             ? overlap + 0.3
-            : overlap * 0.4
-      return { context, text, entities, spans, score: fit * (0.5 + 0.5 * Math.max(0, context.similarity)) }
+            : nameIn(type, text, request.question.toLowerCase()) !== undefined
+              ? overlap + 0.2
+              : overlap * 0.4
+      // A sentence that shares no word with a "what" question may still be the answer the search
+      // found by meaning ("What does she do in her free time?"): it scores a little, by that. A
+      // "where" or "when" answer still needs its place or date.
+      const meaning = wanted.length === 0 ? 0.1 * Math.max(0, context.similarity) : 0
+      return {
+        context,
+        text,
+        entities,
+        spans,
+        score:
+          (fit + meaning) * (0.5 + 0.5 * Math.max(0, context.similarity)) * currency(context) * beyond(text)
+      }
     })
   )
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
   if (ranked.length === 0) {
     return nothingToGoOn(request.question)
   }
-  const chosen = ranked.slice(0, type === "list" || type === "open" ? 3 : 1)
+  // A list is quoted whole from the two best memories: a sentence that names several of its items
+  // ("kathak on Saturdays, running on Wednesdays") names them all only whole.
+  const chosen = (
+    type === "list"
+      ? ranked.filter((c, i) => ranked.findIndex((o) => o.context.index === c.context.index) === i)
+      : ranked
+  ).slice(0, type === "list" ? 2 : type === "open" ? 3 : 1)
   const citations = new Map<number, Citation>()
   for (const c of chosen) {
     if (!citations.has(c.context.index)) {
@@ -128,8 +191,7 @@ export const answer = (request: AnswerRequest): Answer => {
   // The short answer (several for a list), each with its [n]; whole sentences for an open
   // question, or when a sentence gives no short answer.
   const parts = chosen.map((c) => {
-    const short =
-      type === "list" ? shortAnswer("factual", c, request.question) : shortAnswer(type, c, request.question)
+    const short = type === "list" ? undefined : shortAnswer(type, c, request.question)
     return {
       text: short?.text ?? c.text.replace(/\s*$/, ""),
       sureness: short?.sureness ?? 0.6,

@@ -6,6 +6,11 @@ const rules: ReadonlyArray<readonly [QuestionType, RegExp]> = [
   ["location", /^\s*(where|what (place|city|country|town)|which (place|city|country|town))\b/i],
   ["person", /^\s*(who|whom|whose|which (person|people))\b/i],
   ["list", /^\s*(list|name|what (are|were) (the|all|some)|which .* (and|or) )/i],
+  // "What pets does she have?", "Which languages does he speak?": a plural asks for every one.
+  [
+    "list",
+    /^\s*(what|which)( (kinds?|sorts?|types?) of)? [a-z]+(?<!ss|us|is|as|ous)s (do|does|did|has|have|had|is|are|was|were|can)\b/i
+  ],
   ["yes_no", /^\s*(is|are|was|were|do|does|did|can|could|will|would|has|have|had|should|shall|may|might)\b/i],
   ["factual", /^\s*(what|which|how)\b/i]
 ]
@@ -25,3 +30,12 @@ export const wantedEntityTypes: Readonly<Record<QuestionType, ReadonlyArray<stri
   factual: [],
   open: []
 }
+
+/**
+ * Whether a question asks about an earlier state of things ("Where did she live before Lisbon?",
+ * "What was his old number?", "Where did he use to work?"): then replaced memories answer it.
+ */
+export const asksAboutThePast = (question: string): boolean =>
+  /\b(?:before|previous(?:ly)?|formerly|former|originally|original|initially|first (?:planned|booked|set|scheduled|called)|used to|use to|at first|in the past|prior to|earlier|(?<!how )old|no longer|anymore|any more|ex-?(?:wife|husband|partner|boyfriend|girlfriend))\b/i.test(
+    question
+  )

@@ -1,6 +1,8 @@
 /** Answer models behind the `AnswerModels` port: the local extractive one, local language models, cloud ones, the defaults. */
+
+export { contentWords } from "./AnswerSpans.js"
 export * as CloudAnswerModel from "./CloudAnswerModel.js"
 export * as DefaultAnswerModels from "./DefaultAnswerModels.js"
 export * as ExtractiveAnswerModel from "./ExtractiveAnswerModel.js"
 export * as LocalLanguageModel from "./LocalLanguageModel.js"
-export { questionType } from "./QuestionType.js"
+export { asksAboutThePast, questionType } from "./QuestionType.js"

@@ -1,7 +1,11 @@
 /** The default NLP plugins: capture, normalize, extract, enrich, parse and validate stages. */
+
+export { isAside } from "./Asides.js"
 export { capture } from "./Capture.js"
 export { enrich, findTone, findTopics, summarize } from "./Enrich.js"
 export { entities, findEntities } from "./Entities.js"
+export { type AskedFacts, answersAsked, askedFacts } from "./FactQuestions.js"
+export { type Fact, statedFacts } from "./Facts.js"
 export { guessLanguage, normalize, normalizeText, splitSentences, visibleCharacter } from "./Normalize.js"
 export { findTriples, svoTriples } from "./SvoTriples.js"
 export { validate } from "./Validate.js"

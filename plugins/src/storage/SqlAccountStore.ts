@@ -19,14 +19,25 @@ export const make = Effect.gen(function* () {
       return account!
     }).pipe(Effect.mapError(storeError("could not create the account")))
 
+  /**
+   * Adds a key, or finds it when it is already there. Two processes that start together with the
+   * same configured key both insert it: ON CONFLICT with no target covers the primary key (key_id)
+   * and key_hash alike, so the second inserts nothing and reads the first's row.
+   */
   const addKey = (accountId: string, keyId: string, keyHash: string) =>
-    sql<ApiKeyRecord>`
-      INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
-      ON CONFLICT (key_hash) DO UPDATE SET key_hash = EXCLUDED.key_hash
-      RETURNING ${sql.unsafe(keyColumns(""))}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.mapError(storeError("could not add the key"))
-    )
+    Effect.gen(function* () {
+      const [inserted] = yield* sql<ApiKeyRecord>`
+        INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
+        ON CONFLICT DO NOTHING
+        RETURNING ${sql.unsafe(keyColumns(""))}`
+      if (inserted !== undefined) return inserted
+      const [existing] = yield* sql<ApiKeyRecord>`
+        SELECT ${sql.unsafe(keyColumns(""))} FROM api_keys WHERE key_hash = ${keyHash}`
+      // Nothing inserted and no such key: another key has this key id (a public prefix).
+      if (existing === undefined)
+        return yield* Effect.fail(new Error(`key id ${keyId} is taken by another key`))
+      return existing
+    }).pipe(Effect.mapError(storeError("could not add the key")))
 
   const findByKeyHash = (keyHash: string) =>
     sql<ApiKeyRecord & { name: string; workspace_id: string | null; tier: string }>`

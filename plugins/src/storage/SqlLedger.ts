@@ -17,6 +17,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import type { JWK } from "jose"
 import { SigningKey } from "./SigningKey.js"
 import { isUnavailable, readSnapshot } from "./SqlFailure.js"
+import { insertRows } from "./SqlInsertRows.js"
 import * as SqlKeyRing from "./SqlKeyRing.js"
 import { withStartupLock } from "./StartupLock.js"
 
@@ -57,11 +58,21 @@ export const lockChainHead = (sql: SqlClient.SqlClient, accountId: string) =>
     sql`SELECT 1 FROM ledger_heads WHERE account_id = ${accountId} FOR UPDATE`
   )
 
-const entryColumns = (sql: SqlClient.SqlClient) =>
+export const entryColumns = (sql: SqlClient.SqlClient) =>
   sql`account_id::text AS account_id, seq, kind, umo_id::text AS umo_id, content_hash, semantic_hash, record_hash,
-      recorded_at, prev_hash, entry_hash, signature, key_id`
+      superseded_by::text AS superseded_by, recorded_at, prev_hash, entry_hash, signature, key_id`
 
-const toEntry = (row: LedgerEntry): LedgerEntry => ({ ...row, seq: Number(row.seq) })
+/** A row as an entry: `superseded_by` only on the supersession entries that have one. */
+export const toEntry = ({
+  superseded_by,
+  ...row
+}: Omit<LedgerEntry, "superseded_by"> & {
+  readonly superseded_by?: string | null | undefined
+}): LedgerEntry => ({
+  ...row,
+  seq: Number(row.seq),
+  ...(typeof superseded_by === "string" ? { superseded_by } : {})
+})
 
 export const make = (options: SqlLedgerOptions = {}) =>
   Effect.gen(function* () {
@@ -113,6 +124,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
                 content_hash: event.content_hash,
                 semantic_hash: event.semantic_hash,
                 record_hash: event.record_hash,
+                ...(event.superseded_by === undefined ? {} : { superseded_by: event.superseded_by }),
                 recorded_at,
                 prev_hash: previous.entry_hash
               }
@@ -122,7 +134,9 @@ export const make = (options: SqlLedgerOptions = {}) =>
             }
             const [first, ...rest] = entries
             if (first === undefined) return entries
-            yield* sql`INSERT INTO ledger_entries ${sql.insert([{ ...first }, ...rest.map((entry) => ({ ...entry }))])}`
+            // Every row names every column (sql.insert takes the first row's): null where an entry has no successor.
+            const row = (entry: LedgerEntry) => ({ ...entry, superseded_by: entry.superseded_by ?? null })
+            yield* insertRows(sql, "ledger_entries", [row(first), ...rest.map(row)])
             yield* sql`UPDATE ledger_heads SET seq = ${previous.seq}, entry_hash = ${previous.entry_hash}
                        WHERE account_id = ${accountId}`
             const checkpoints = entries
@@ -131,9 +145,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
                 const cp = { account_id: accountId, seq: entry.seq, entry_hash: entry.entry_hash }
                 return { ...cp, signature: key.sign(checkpointMessage(cp)), key_id: key.keyId }
               })
-            const [firstCheckpoint, ...moreCheckpoints] = checkpoints
-            if (firstCheckpoint)
-              yield* sql`INSERT INTO ledger_checkpoints ${sql.insert([firstCheckpoint, ...moreCheckpoints])}`
+            yield* insertRows(sql, "ledger_checkpoints", checkpoints)
             return entries
           })
         )

@@ -32,6 +32,15 @@ export const make = Effect.gen(function* () {
         const memory = toStored(row)
         const chunks = yield* chunksOf(sql, accountId, umoId)
         const check = Option.getOrNull(yield* ledger.check(accountId, umoId, "capture"))
+        // A superseded memory's successor is what its signed supersession entry says, and a
+        // current one has no such entry: a successor set or cleared behind the chain's back shows.
+        const succession = Option.getOrNull(yield* ledger.check(accountId, umoId, "supersede"))
+        const successionValid =
+          memory.superseded_by === null
+            ? succession === null && memory.superseded_at === null
+            : succession?.entry_valid === true &&
+              succession.entry.superseded_by === memory.superseded_by &&
+              succession.entry.recorded_at === memory.superseded_at
         const recomputed = {
           content_hash: contentHash(memory.content),
           semantic_hash: semanticHash(memory),
@@ -40,14 +49,15 @@ export const make = Effect.gen(function* () {
         const entry = check?.entry ?? null
         const matches = (field: keyof typeof recomputed) =>
           recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
-        const chainValid = check?.chain_valid ?? false
+        const chainValid = (check?.chain_valid ?? false) && (succession?.chain_valid ?? true)
         return Option.some({
           umo_id: umoId,
           valid:
             (check?.entry_valid ?? false) &&
             matches("content_hash") &&
             matches("semantic_hash") &&
-            matches("record_hash"),
+            matches("record_hash") &&
+            successionValid,
           hash_chain_valid: chainValid,
           chain_tampered: !chainValid,
           first_published: entry?.recorded_at ?? memory.created_at,
@@ -55,6 +65,8 @@ export const make = Effect.gen(function* () {
           content_hash: memory.content_hash,
           semantic_hash: memory.semantic_hash,
           entry,
+          superseded_by: memory.superseded_by,
+          supersession: succession?.entry ?? null,
           signing_key: check?.signing_key ?? null,
           rotations: check?.rotations ?? []
         } satisfies MemoryProof)

@@ -16,6 +16,13 @@ export interface MemoryRow {
   readonly language: string
   readonly quality_score: number
   readonly source: string | null
+  readonly user_id: string | null
+  readonly agent_id: string | null
+  readonly session_id: string | null
+  readonly metadata: string
+  readonly supersedes: string
+  readonly superseded_by: string | null
+  readonly superseded_at: string | null
   readonly timestamp: string
   readonly created_at: string
   readonly pipeline: string
@@ -24,14 +31,20 @@ export interface MemoryRow {
   readonly semantic_hash: string
   readonly record_hash: string
   readonly embedding_model: string
+  readonly imported_from: string | null
 }
 
 /** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
 export const memoryColumns = (sql: SqlClient.SqlClient) =>
   sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
-    language, quality_score, source, ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
-    pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model`)
+    language, quality_score, source, user_id, agent_id, session_id, metadata::text AS metadata,
+    (SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY p.content_time, p.umo_id), '[]')::text FROM memories p
+      WHERE p.account_id = memories.account_id AND p.superseded_by = memories.umo_id) AS supersedes,
+    superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
+    ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
+    pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
+    imported_from::text AS imported_from`)
 
 export const toStored = (row: MemoryRow): StoredMemory => ({
   ...row,
@@ -41,7 +54,10 @@ export const toStored = (row: MemoryRow): StoredMemory => ({
   topics: JSON.parse(row.topics),
   tone: JSON.parse(row.tone),
   pipeline: JSON.parse(row.pipeline),
-  extensions: JSON.parse(row.extensions)
+  extensions: JSON.parse(row.extensions),
+  metadata: JSON.parse(row.metadata),
+  supersedes: JSON.parse(row.supersedes),
+  imported_from: row.imported_from === null ? null : JSON.parse(row.imported_from)
 })
 
 /** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */

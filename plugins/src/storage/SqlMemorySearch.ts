@@ -1,16 +1,20 @@
 import {
+  anyMemory,
   type Candidate,
   Embedder,
+  isAnyMemory,
   MemorySearch,
   type MemorySearchShape,
   makeMemorySearch,
   type Neighbours,
-  type SearchOptions
+  type SearchOptions,
+  type Selection
 } from "@umo/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
+import { filterSql } from "./SqlFilter.js"
 import { vectorText } from "./SqlMemoryRows.js"
 
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
@@ -47,35 +51,52 @@ export const makeSearch = (
 ) => {
   const onlyIds = (column: string, options: SearchOptions) =>
     options.ids === undefined ? sql`` : sql`AND ${sql.in(column, options.ids)}`
-  /** Keeps the rows of `alias` (which has a `umo_id`) whose memory has the wanted source, if one is wanted. */
-  const ofSource = (accountId: string, alias: string, options: SearchOptions) =>
-    options.source === undefined
+  const inMemory = filterSql(sql, "m")
+  /** Keeps the rows of `alias` (which has a `umo_id`) whose memory is in the selection. */
+  const selected = (accountId: string, alias: string, selection: Selection) =>
+    selection.includeSuperseded && isAnyMemory(selection.filter ?? anyMemory)
       ? sql``
       : sql`AND EXISTS (SELECT 1 FROM memories m WHERE m.account_id = ${accountId}
-          AND m.umo_id = ${sql.unsafe(alias)}.umo_id AND m.source = ${options.source})`
+          AND m.umo_id = ${sql.literal(alias)}.umo_id AND ${inMemory.selected(selection)})`
+  /**
+   * The selected memories, as many as `exactBelow` at most: a narrower selection than that
+   * (one user's memories in a large account, say) is searched exactly, all of it, rather than
+   * through indexes built for the whole account, where its few memories could be passed over.
+   */
+  const narrow = (accountId: string, selection: Selection) =>
+    sql`SELECT m.umo_id FROM memories m WHERE m.account_id = ${accountId} AND ${inMemory.selected(selection)}
+      LIMIT ${exactBelow}`
 
   const searchVector: MemorySearchShape["searchVector"] = (accountId, vector, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
     const q = vectorText(vector)
-    const bySource = ofSource(accountId, "c", options)
+    const inSelection = selected(accountId, "c", options)
     const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
     const similarity = sql`1 - (${distance}${q}::vector)`
-    const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} ${bySource} ${onlyIds("c.umo_id", options)}`
+    const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} ${inSelection} ${onlyIds("c.umo_id", options)}`
     // The best chunk stands for its memory. Given ids, every chunk of those memories is scored
-    // exactly. Otherwise an account below `exactBelow` memories is scanned exactly (the fence of
-    // OFFSET 0 keeps the planner off the index), and a larger one through the HNSW index. Only
-    // the branch whose size test holds runs: the test is a one-time filter over search_totals.
+    // exactly. Otherwise a selection below `exactBelow` memories is scanned exactly (the fence
+    // of OFFSET 0 keeps the planner off the index), and a larger one through the HNSW index.
+    // Only the branch whose size test holds runs: the test is a one-time filter, over
+    // search_totals when the selection is the account's current memories, else over `narrow`.
     const pool = options.limit * 4
-    const size = sql`(SELECT coalesce(max(documents), 0) FROM search_totals WHERE account_id = ${accountId})`
+    const filtered = !isAnyMemory(options.filter ?? anyMemory)
+    const size = filtered
+      ? sql`(SELECT count(*) FROM narrowed)`
+      : sql`(SELECT coalesce(max(documents), 0) FROM search_totals WHERE account_id = ${accountId})`
+    const exactChunks = filtered
+      ? sql`FROM narrowed n JOIN memory_chunks c ON c.account_id = ${accountId} AND c.umo_id = n.umo_id`
+      : chunks
     const nearest =
       options.ids === undefined
         ? sql`(SELECT c.umo_id, ${similarity} AS similarity ${chunks} AND ${size} >= ${exactBelow}
               ORDER BY ${distance}${q}::vector LIMIT ${pool})
             UNION ALL
-            (SELECT umo_id, similarity FROM (SELECT c.umo_id, ${similarity} AS similarity ${chunks}
-              AND ${size} < ${exactBelow} OFFSET 0) exact ORDER BY similarity DESC LIMIT ${pool})`
+            (SELECT umo_id, similarity FROM (SELECT c.umo_id, ${similarity} AS similarity ${exactChunks}
+              ${filtered ? sql`WHERE` : sql`AND`} ${size} < ${exactBelow} OFFSET 0) exact ORDER BY similarity DESC LIMIT ${pool})`
         : sql`SELECT c.umo_id, ${similarity} AS similarity ${chunks}`
     const query = sql<{ umo_id: string; score: number }>`
+      ${filtered && options.ids === undefined ? sql`WITH narrowed AS MATERIALIZED (${narrow(accountId, options)})` : sql``}
       SELECT umo_id::text AS umo_id, max(similarity) AS score FROM (${nearest}) nearest
       GROUP BY umo_id ORDER BY score DESC, umo_id LIMIT ${options.limit}`
     // HNSW returns at most ef_search rows (default 40), and rows of other accounts or sources are
@@ -111,14 +132,21 @@ export const makeSearch = (
    */
   const searchText: MemorySearchShape["searchText"] = (accountId, query, options) => {
     if (options.ids?.length === 0) return Effect.succeed([])
-    const bySource = ofSource(accountId, "h", options)
-    const holders =
-      options.ids === undefined
-        ? sql`SELECT DISTINCT p.umo_id FROM terms t JOIN search_postings p
+    const inSelection = selected(accountId, "h", options)
+    const filtered = !isAnyMemory(options.filter ?? anyMemory) && options.ids === undefined
+    const budgeted = sql`SELECT DISTINCT p.umo_id FROM terms t JOIN search_postings p
             ON p.account_id = ${accountId} AND p.lexeme = t.lexeme WHERE t.running <= ${candidateBudget}`
-        : sql`SELECT m.umo_id FROM memories m WHERE m.account_id = ${accountId} ${onlyIds("m.umo_id", options)}`
+    // A narrow selection is scored whole (each of its memories probed for each term), as the
+    // vector search scans it whole; a wide one is read from its rarest terms' postings.
+    const holders =
+      options.ids !== undefined
+        ? sql`SELECT m.umo_id FROM memories m WHERE m.account_id = ${accountId} ${onlyIds("m.umo_id", options)}`
+        : filtered
+          ? sql`SELECT b.umo_id FROM (${budgeted}) b WHERE (SELECT count(*) FROM narrowed) >= ${exactBelow}
+              UNION SELECT n.umo_id FROM narrowed n WHERE (SELECT count(*) FROM narrowed) < ${exactBelow}`
+          : budgeted
     return sql<{ umo_id: string; score: number }>`
-      WITH counted AS MATERIALIZED (
+      WITH ${filtered ? sql`narrowed AS MATERIALIZED (${narrow(accountId, options)}),` : sql``} counted AS MATERIALIZED (
         SELECT q.lexeme, coalesce((SELECT s.documents FROM search_terms s
           WHERE s.account_id = ${accountId} AND s.lexeme = q.lexeme), 0)::float8 AS df
         FROM (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', ${query}))) q
@@ -128,7 +156,7 @@ export const makeSearch = (
         SELECT documents::float8 AS n, greatest(lexemes::float8 / greatest(documents, 1), 1) AS avgdl
         FROM search_totals WHERE account_id = ${accountId}
       ), candidates AS MATERIALIZED (
-        SELECT h.umo_id FROM (${holders}) h WHERE true ${bySource}
+        SELECT h.umo_id FROM (${holders}) h WHERE true ${inSelection}
       ), matched AS (
         SELECT p.umo_id, p.occurrences::float8 AS tf, p.memory_lexemes::float8 AS dl, t.df
         FROM candidates c CROSS JOIN terms t
@@ -144,14 +172,18 @@ export const makeSearch = (
     )
   }
 
-  /** For each memory, the one captured just before and just after it with the same source. */
-  const neighbours: MemorySearchShape["neighbours"] = (accountId, umoIds) => {
+  const inNeighbour = filterSql(sql, "p")
+
+  /** For each memory, the selected one captured just before and just after it with the same source. */
+  const neighbours: MemorySearchShape["neighbours"] = (accountId, umoIds, selection) => {
     if (umoIds.length === 0) return Effect.succeed([])
+    const order = (direction: "<" | ">") => sql.literal(direction === "<" ? "DESC" : "ASC")
     const step = (direction: "<" | ">") =>
-      sql.unsafe(`(SELECT p.umo_id::text FROM memories p
+      sql`(SELECT p.umo_id::text FROM memories p
         WHERE p.account_id = m.account_id AND coalesce(p.source, '') = coalesce(m.source, '')
-          AND (p.content_time, p.umo_id) ${direction} (m.content_time, m.umo_id)
-        ORDER BY p.content_time ${direction === "<" ? "DESC" : "ASC"}, p.umo_id ${direction === "<" ? "DESC" : "ASC"} LIMIT 1)`)
+          AND (p.content_time, p.umo_id) ${sql.literal(direction)} (m.content_time, m.umo_id)
+          AND ${inNeighbour.selected(selection)}
+        ORDER BY p.content_time ${order(direction)}, p.umo_id ${order(direction)} LIMIT 1)`
     return sql<{ umo_id: string; previous: string | null; next: string | null }>`
       SELECT m.umo_id::text AS umo_id, ${step("<")} AS previous, ${step(">")} AS next
       FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
@@ -163,10 +195,21 @@ export const makeSearch = (
   const rankingFacts: MemorySearchShape["rankingFacts"] = (accountId, umoIds) =>
     umoIds.length === 0
       ? Effect.succeed([])
-      : sql<{ umo_id: string; timestamp: string; entities: string }>`
-          SELECT umo_id::text AS umo_id, ${sql.unsafe(isoUtc("content_time"))} AS timestamp, entities::text AS entities
-          FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
-          Effect.map((rows) => rows.map((r) => ({ ...r, entities: JSON.parse(r.entities) }))),
+      : sql<{
+          umo_id: string
+          timestamp: string
+          entities: string
+          superseded_by: string | null
+          facts: string
+        }>`
+          SELECT m.umo_id::text AS umo_id, ${sql.literal(isoUtc("m.content_time"))} AS timestamp,
+            m.entities::text AS entities, m.superseded_by::text AS superseded_by,
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
+              FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts
+          FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({ ...r, entities: JSON.parse(r.entities), facts: JSON.parse(r.facts) }))
+          ),
           Effect.mapError(storeError("could not read memories"))
         )
 

@@ -1,9 +1,11 @@
 import {
   type CaptureReceipt,
+  type CaptureWrite,
   Embedder,
   type IdempotentWrite,
   idempotencyKeyHours,
   Ledger,
+  type LedgerEvent,
   MemoryStore,
   type MemoryStoreShape,
   makeMemoryStore,
@@ -12,9 +14,13 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
+import { eraseMatching } from "./SqlErasure.js"
+import { makeExports } from "./SqlExports.js"
 import { storeError, transaction } from "./SqlFailure.js"
+import { filterSql } from "./SqlFilter.js"
+import { insertRows } from "./SqlInsertRows.js"
 import { lockChainHead } from "./SqlLedger.js"
 import {
   chunksOf,
@@ -23,6 +29,7 @@ import {
   toStored,
   vectorText
 } from "./SqlMemoryRows.js"
+import { applySupersessions, factRows, recordSupersessionTimes } from "./SqlSupersessions.js"
 import * as TableStatistics from "./TableStatistics.js"
 
 export const make = Effect.gen(function* () {
@@ -47,6 +54,10 @@ export const make = Effect.gen(function* () {
     language: umo.language,
     quality_score: umo.quality_score,
     source: umo.source,
+    user_id: umo.user_id,
+    agent_id: umo.agent_id,
+    session_id: umo.session_id,
+    metadata: JSON.stringify(umo.metadata),
     content_time: umo.timestamp,
     created_at: umo.created_at,
     pipeline: JSON.stringify(umo.pipeline),
@@ -56,15 +67,6 @@ export const make = Effect.gen(function* () {
     record_hash,
     embedding_model: umo.embedding.model
   })
-
-  /** Inserts rows in statements of at most `size` rows (a statement takes at most 65,535 parameters). */
-  const insertRows = (table: string, rows: ReadonlyArray<Record<string, unknown>>, size: number) =>
-    Effect.forEach(
-      Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size)),
-      ([first, ...rest]): Effect.Effect<void, SqlError.SqlError> =>
-        first ? Effect.asVoid(sql`INSERT INTO ${sql(table)} ${sql.insert([first, ...rest])}`) : Effect.void,
-      { discard: true }
-    )
 
   const idempotentAnswer = (accountId: string, key: string) =>
     sql<{ fingerprint: string; response: string }>`
@@ -80,8 +82,13 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not read the idempotency key"))
     )
 
-  const insertMany = (accountId: string, umos: ReadonlyArray<Umo>, idempotency?: IdempotentWrite) =>
+  const insertMany = (
+    accountId: string,
+    writes: ReadonlyArray<CaptureWrite>,
+    idempotency?: IdempotentWrite
+  ) =>
     Effect.gen(function* () {
+      const umos = writes.map((w) => w.umo)
       for (const umo of umos) {
         if (umo.embedding.model !== pinned.id || umo.embedding.dimensions !== dims) {
           return yield* new StoreError({
@@ -95,6 +102,10 @@ export const make = Effect.gen(function* () {
           account_id: accountId,
           umo_id: umo.umo_id,
           source: umo.source,
+          user_id: umo.user_id,
+          agent_id: umo.agent_id,
+          session_id: umo.session_id,
+          metadata: umo.metadata,
           timestamp: umo.timestamp,
           created_at: umo.created_at,
           embedding_model: umo.embedding.model,
@@ -108,11 +119,26 @@ export const make = Effect.gen(function* () {
           // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
           yield* lockChainHead(sql, accountId)
           yield* insertRows(
+            sql,
             "memories",
-            umos.map((umo, i) => memoryRow(accountId, umo, recordHashes[i]!)),
+            writes.map((w, i) => ({
+              ...memoryRow(accountId, w.umo, recordHashes[i]!),
+              imported_from: w.origin === undefined ? null : JSON.stringify(w.origin.imported_from)
+            })),
             500
           )
+          // An original imported twice (two imports racing) fails here, on the primary key: stored once.
           yield* insertRows(
+            sql,
+            "memory_origins",
+            writes.flatMap((w) =>
+              w.origin === undefined
+                ? []
+                : [{ account_id: accountId, origin: w.origin.key, umo_id: w.umo.umo_id }]
+            )
+          )
+          yield* insertRows(
+            sql,
             "memory_chunks",
             umos.flatMap((umo) =>
               umo.embedding.chunks.map((chunk, chunk_index) => ({
@@ -126,20 +152,31 @@ export const make = Effect.gen(function* () {
             ),
             1_000
           )
-          const entries = yield* ledger.appendMany(
-            accountId,
-            umos.map((umo, i) => ({
-              kind: "capture" as const,
+          yield* insertRows(sql, "memory_facts", factRows(accountId, writes), 2_000)
+          const { updated, events } = yield* applySupersessions(sql, accountId, writes)
+          // The captures' entries, then each supersession's (which names a memory captured first).
+          const captures = umos.map(
+            (umo, i): LedgerEvent => ({
+              kind: "capture",
               umo_id: umo.umo_id,
               content_hash: umo.content_hash,
               semantic_hash: umo.semantic_hash,
               record_hash: recordHashes[i]!
-            }))
+            })
           )
+          const appended = yield* ledger.appendMany(accountId, [...captures, ...events])
+          // One append records one time for all its entries.
+          yield* recordSupersessionTimes(sql, accountId, appended)
+          const entries = appended.slice(0, umos.length)
           const receipts = yield* Effect.forEach(entries, (entry) =>
             Effect.map(
               ledger.signReceipt({ type: "umo-capture-receipt", umo_id: entry.umo_id, entry }),
-              (receipt) => ({ entry, receipt })
+              (receipt): CaptureReceipt => ({
+                entry,
+                receipt,
+                supersedes: updated.get(entry.umo_id)?.supersedes ?? [],
+                superseded_by: updated.get(entry.umo_id)?.superseded_by ?? null
+              })
             )
           )
           if (idempotency !== undefined) yield* rememberAnswer(accountId, idempotency, receipts)
@@ -179,7 +216,10 @@ export const make = Effect.gen(function* () {
     })
 
   const insert = (accountId: string, umo: Umo) =>
-    Effect.map(insertMany(accountId, [umo]), (receipts) => receipts[0]!)
+    Effect.map(
+      insertMany(accountId, [{ umo, supersedes: [], facts: [], inferUpdates: false }]),
+      (receipts) => receipts[0]!
+    )
 
   const getMany: MemoryStoreShape["getMany"] = (accountId, umoIds) =>
     umoIds.length === 0
@@ -195,16 +235,38 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not read the memory"))
     )
 
+  // `memories` is its own alias: memoryColumns names it so.
+  const filters = filterSql(sql, "memories")
+
   const list: MemoryStoreShape["list"] = (accountId, options) =>
     Effect.gen(function* () {
-      const bySource = options.source === undefined ? sql`` : sql`AND source = ${options.source}`
+      const selected = filters.selected(options)
       const [count] = yield* sql<{ total: number }>`
-        SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} ${bySource}`
+        SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} AND ${selected}`
       const rows = yield* sql<MemoryRow>`
-        SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} ${bySource}
+        SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND ${selected}
         ORDER BY created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
       return { items: rows.map(toStored), total: Number(count?.total ?? 0) }
     }).pipe(Effect.mapError(storeError("could not list memories")))
+
+  /** The memory and every memory linked to it by supersession, through any number of links. */
+  const history: MemoryStoreShape["history"] = (accountId, umoId) =>
+    sql<MemoryRow>`
+      WITH RECURSIVE line(umo_id) AS (
+        SELECT umo_id FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
+        UNION
+        SELECT linked.umo_id FROM line JOIN memories m ON m.account_id = ${accountId} AND m.umo_id = line.umo_id
+        CROSS JOIN LATERAL (
+          SELECT m.superseded_by AS umo_id WHERE m.superseded_by IS NOT NULL
+          UNION ALL
+          SELECT p.umo_id FROM memories p WHERE p.account_id = ${accountId} AND p.superseded_by = m.umo_id
+        ) linked
+      )
+      SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id IN (SELECT umo_id FROM line)
+      ORDER BY content_time, umo_id`.pipe(
+      Effect.map((rows) => (rows.length === 0 ? Option.none() : Option.some(rows.map(toStored)))),
+      Effect.mapError(storeError("could not read the memory's history"))
+    )
 
   const remove = (accountId: string, umoId: string) =>
     transaction(
@@ -237,7 +299,27 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not read vectors"))
     )
 
-  return makeMemoryStore({ insert, insertMany, idempotentAnswer, get, getMany, vectors, list, remove })
+  const erase: MemoryStoreShape["erase"] = (accountId, filter) =>
+    eraseMatching(sql, ledger, accountId, filters.where(filter)).pipe(
+      Effect.tap((erased) => (erased.forgotten > 0 ? statistics.wrote(erased.forgotten) : Effect.void)),
+      Effect.mapError(storeError("could not erase the memories"))
+    )
+
+  const exports = makeExports(sql, filters)
+
+  return makeMemoryStore({
+    ...exports,
+    insert,
+    insertMany,
+    idempotentAnswer,
+    get,
+    getMany,
+    vectors,
+    list,
+    history,
+    remove,
+    erase
+  })
 })
 
 /** The MemoryStore port on an Effect SqlClient; needs the Ledger and the Embedder it pins. */

@@ -55,7 +55,9 @@ describe("SigningKey", () => {
     })
     expect(verifySignature("hello", signature, other.publicJwk)).toBe(false)
     const jws = await Effect.runPromise(key.signJws({ type: "something-else" }))
-    await expect(verifyReceipt(jws, key.publicJwk)).rejects.toThrow(/not a UMO capture or deletion receipt/)
+    await expect(verifyReceipt(jws, key.publicJwk)).rejects.toThrow(
+      /not a UMO capture, deletion or erasure receipt/
+    )
     await expect(verifyReceipt(jws, other.publicJwk)).rejects.toThrow()
   })
 })

@@ -1,7 +1,10 @@
+import { randomUUID } from "node:crypto"
 import { it } from "@effect/vitest"
 import {
   AccountStore,
+  type CaptureWrite,
   Ledger,
+  type MemoryFilter,
   MemoryProvenance,
   MemorySearch,
   MemoryStore,
@@ -16,6 +19,7 @@ import fc from "fast-check"
 import { describe, expect } from "vitest"
 import { makeSearch } from "../../src/storage/SqlMemorySearch.js"
 import { capturedPool, pipeline, recapture, TestEmbedder } from "./fixtures.js"
+import { scopeCases } from "./scopes.js"
 import { tamperCases } from "./tamper.js"
 
 type Services = MemoryStore | MemorySearch | MemoryProvenance | Ledger | AccountStore | SqlClient.SqlClient
@@ -23,6 +27,18 @@ type Services = MemoryStore | MemorySearch | MemoryProvenance | Ledger | Account
 const newAccount = Effect.fn(function* (prefix: string) {
   const accounts = yield* AccountStore
   return (yield* accounts.ensureAccount(`${prefix}-${crypto.randomUUID()}`)).account_id
+})
+
+/** Writes of memories with nothing to supersede and no facts: plain captures. */
+export const plainWrites = (umos: ReadonlyArray<Umo>): ReadonlyArray<CaptureWrite> =>
+  umos.map((umo) => ({ umo, supersedes: [], facts: [], inferUpdates: false }))
+
+/** The memories of one source. */
+export const bySource = (source: string): MemoryFilter => ({
+  kind: "condition",
+  field: { kind: "text", name: "source" },
+  op: "eq",
+  value: source
 })
 
 const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; chain_tampered: boolean }>) =>
@@ -133,7 +149,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           ]
           expect(pages.flatMap((p) => p.items.map((m) => m.umo_id))).toEqual(newestFirst)
           expect(pages.map((p) => p.total)).toEqual([7, 7, 7])
-          const notes = yield* store.list(account, { limit: 100, offset: 0, source: "notes" })
+          const notes = yield* store.list(account, { limit: 100, offset: 0, filter: bySource("notes") })
           expect(notes.items.every((m) => m.source === "notes")).toBe(true)
           expect(notes.total).toBe(inserted.filter((u) => u.source === "notes").length)
         })
@@ -252,7 +268,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           expect(anyTerm.map((c) => c.umo_id)).toEqual([all[5]!.umo_id])
           const inChat = yield* search.searchVector(account, target.embedding.chunks[0]!.vector, {
             limit: 10,
-            source: "chat"
+            filter: bySource("chat")
           })
           expect(inChat.every((c) => all.find((u) => u.umo_id === c.umo_id)?.source === "chat")).toBe(true)
 
@@ -326,12 +342,18 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             expect([...facts].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
               [...many]
                 .sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
-                .map((m) => ({ umo_id: m.umo_id, timestamp: m.timestamp, entities: m.entities }))
+                .map((m) => ({
+                  umo_id: m.umo_id,
+                  timestamp: m.timestamp,
+                  entities: m.entities,
+                  superseded_by: null,
+                  facts: []
+                }))
             )
             expect(yield* search.rankingFacts(yield* newAccount("other"), [id(1)])).toEqual([])
 
             // Sources alternate (notes, chat, …): each memory's neighbours are the adjacent ones of its source.
-            const around = yield* search.neighbours(account, [id(0), id(2), id(3), id(6)])
+            const around = yield* search.neighbours(account, [id(0), id(2), id(3), id(6)], {})
             const of = (i: number) => around.find((n) => n.umo_id === id(i))
             expect(of(0)).toEqual({ umo_id: id(0), previous: null, next: id(2) })
             expect(of(2)).toEqual({ umo_id: id(2), previous: id(0), next: id(4) })
@@ -360,6 +382,27 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           expect(yield* accounts.revokeKey(keyId)).toBe(false)
           expect(Option.isNone(yield* accounts.findByKeyHash(hash))).toBe(true)
         })
+      )
+
+      it.effect(
+        "appends more entries in one call than one statement can bind (an erasure of 10,000)",
+        () =>
+          Effect.gen(function* () {
+            const ledger = yield* Ledger
+            const account = yield* newAccount("wide-append")
+            const hash = "a".repeat(64)
+            const events = Array.from({ length: 8_000 }, () => ({
+              kind: "delete" as const,
+              umo_id: randomUUID(),
+              content_hash: hash,
+              semantic_hash: hash,
+              record_hash: hash
+            }))
+            const entries = yield* ledger.appendMany(account, events)
+            expect(entries.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+            expect(yield* ledger.audit(account)).toEqual({ entries: 8_000, valid: true })
+          }),
+        120_000
       )
 
       it.effect("gives one linear chain under many concurrent captures and deletes", () =>
@@ -396,7 +439,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             fingerprint: "f-1",
             response: (r: ReadonlyArray<{ receipt: string }>) => r.length
           }
-          const receipts = yield* store.insertMany(account, batch, write)
+          const receipts = yield* store.insertMany(account, plainWrites(batch), write)
           expect(receipts.map((r) => r.entry.umo_id)).toEqual(batch.map((u) => u.umo_id))
           expect(receipts.map((r) => r.entry.seq)).toEqual([1, 2, 3, 4, 5])
           expect(yield* store.idempotentAnswer(account, "k-1")).toEqual(
@@ -406,13 +449,13 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           expect(Option.isNone(yield* store.idempotentAnswer(yield* newAccount("other"), "k-1"))).toBe(true)
           // The same key again: the whole write fails and stores nothing.
           const again = [umo(5), umo(6)]
-          const refused = yield* Effect.flip(store.insertMany(account, again, write))
+          const refused = yield* Effect.flip(store.insertMany(account, plainWrites(again), write))
           expect(refused.reason).toBe("IdempotencyKeyUsed")
           // A memory of another embedder in the middle: nothing of the batch is stored.
           const foreign = { ...umo(7), embedding: { ...umo(7).embedding, model: "another-model" } }
-          expect((yield* Effect.flip(store.insertMany(account, [umo(8), foreign, umo(9)]))).reason).toBe(
-            "EmbedderMismatch"
-          )
+          expect(
+            (yield* Effect.flip(store.insertMany(account, plainWrites([umo(8), foreign, umo(9)])))).reason
+          ).toBe("EmbedderMismatch")
           expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(5)
           expect(yield* ledger.audit(account)).toEqual({ entries: 5, valid: true })
           for (const r of receipts)
@@ -428,7 +471,11 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             Array.from({ length: 8 }, (_, i) => i),
             (i) =>
               Effect.result(
-                store.insertMany(account, [umo(i)], { key: "same", fingerprint: "f", response: () => i })
+                store.insertMany(account, plainWrites([umo(i)]), {
+                  key: "same",
+                  fingerprint: "f",
+                  response: () => i
+                })
               ),
             { concurrency: "unbounded" }
           )
@@ -444,16 +491,13 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           const account = yield* newAccount("deadlock")
           const seeded = yield* store.insertMany(
             account,
-            Array.from({ length: 10 }, (_, i) => umo(i))
+            plainWrites(Array.from({ length: 10 }, (_, i) => umo(i)))
           )
           yield* Effect.forEach(
             [
               ...Array.from({ length: 6 }, (_, b) =>
                 Effect.asVoid(
-                  store.insertMany(
-                    account,
-                    Array.from({ length: 5 }, (_, i) => umo(b * 5 + i))
-                  )
+                  store.insertMany(account, plainWrites(Array.from({ length: 5 }, (_, i) => umo(b * 5 + i))))
                 )
               ),
               ...Array.from({ length: 10 }, (_, i) => Effect.asVoid(store.insert(account, umo(i + 3)))),
@@ -539,6 +583,8 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             })
         )
       )
+
+      scopeCases(it, () => pool)
 
       tamperCases(it, () => pool)
     })

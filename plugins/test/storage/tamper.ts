@@ -41,7 +41,14 @@ export const mutations: ReadonlyArray<Mutation> = [
     ["content_hash", differentHash("content_hash")],
     ["semantic_hash", differentHash("semantic_hash")],
     ["record_hash", differentHash("record_hash")],
-    ["embedding_model", "embedding_model || 'x'"]
+    ["embedding_model", "embedding_model || 'x'"],
+    ["user_id", "coalesce(user_id, '') || 'x'"],
+    ["agent_id", "coalesce(agent_id, '') || 'x'"],
+    ["session_id", "coalesce(session_id, '') || 'x'"],
+    ["metadata", `metadata || '{"injected": true}'::jsonb`],
+    // Un-superseding a memory, or superseding it behind the chain's back, and moving when.
+    ["superseded_by", "CASE WHEN superseded_by IS NULL THEN gen_random_uuid() END"],
+    ["superseded_at", "coalesce(superseded_at, now()) + interval '1 second'"]
   ].map(([column, set]) => ({ table: "memories" as const, column: column!, set: set! })),
   ...[
     ["chunk_index", "chunk_index + 1000"],
@@ -57,6 +64,7 @@ export const mutations: ReadonlyArray<Mutation> = [
     ["content_hash", differentHash("content_hash")],
     ["semantic_hash", differentHash("semantic_hash")],
     ["record_hash", differentHash("record_hash")],
+    ["superseded_by", "CASE WHEN superseded_by IS NULL THEN gen_random_uuid() END"],
     ["recorded_at", "recorded_at || ' '"],
     ["prev_hash", differentHash("prev_hash")],
     ["entry_hash", differentHash("entry_hash")],
@@ -85,6 +93,8 @@ const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; c
 interface Scenario {
   readonly captures: number
   readonly deleteOne: boolean
+  /** One more capture supersedes the oldest live one, so supersession rows and entries exist. */
+  readonly supersedeOne: boolean
   readonly row: number
 }
 
@@ -114,6 +124,13 @@ const tamperAndDetect = (mutation: Mutation, scenario: Scenario, pool: ReadonlyA
       live.push(u.umo_id)
     }
     if (scenario.deleteOne && live.length > 1) yield* store.remove(victim, live.shift()!)
+    if (scenario.supersedeOne && live.length > 0) {
+      const newer = recapture(pool[scenario.row % pool.length]!)
+      yield* store.insertMany(victim, [
+        { umo: newer, supersedes: [live[0]!], facts: [], inferUpdates: false }
+      ])
+      live.push(newer.umo_id)
+    }
 
     const keys = yield* sql<{ key: string }>`
       SELECT ${sql.unsafe(rowKey[mutation.table])} AS key FROM ${sql(mutation.table)} WHERE account_id = ${victim} ORDER BY 1`
@@ -158,7 +175,13 @@ export const tamperCases = (it: Vitest.MethodsNonLive<Services>, pool: () => Rea
     Effect.gen(function* () {
       const tested: Array<string> = []
       for (const mutation of mutations) {
-        if (yield* tamperAndDetect(mutation, { captures: 5, deleteOne: true, row: 1 }, pool())) {
+        if (
+          yield* tamperAndDetect(
+            mutation,
+            { captures: 5, deleteOne: true, supersedeOne: true, row: 1 },
+            pool()
+          )
+        ) {
           tested.push(`${mutation.table}.${mutation.column}`)
         }
       }
@@ -175,7 +198,12 @@ export const tamperCases = (it: Vitest.MethodsNonLive<Services>, pool: () => Rea
         fc.assert(
           fc.asyncProperty(
             fc.constantFrom(...mutations),
-            fc.record({ captures: fc.integer({ min: 1, max: 6 }), deleteOne: fc.boolean(), row: fc.nat(20) }),
+            fc.record({
+              captures: fc.integer({ min: 1, max: 6 }),
+              deleteOne: fc.boolean(),
+              supersedeOne: fc.boolean(),
+              row: fc.nat(20)
+            }),
             async (mutation, scenario) => {
               if (await run(tamperAndDetect(mutation, scenario, pool()))) applied++
             }

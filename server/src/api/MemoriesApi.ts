@@ -1,19 +1,25 @@
 import {
   BatchRequest,
   CaptureRequest,
+  EraseFields,
+  FilterExpression,
   InvalidRequest,
   ListRequest,
   MemoryNotFound,
+  Metadata,
+  MetadataMatch,
   Results,
+  ScopeAndMetadata,
   SearchRequest,
   Source,
   Unavailable,
   UnsupportedFile,
+  UpdateFields,
   uploadLimitBytes
 } from "@umo/memory"
-import { Schema } from "effect"
+import { Schema, SchemaGetter } from "effect"
 import { Multipart } from "effect/http"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
 import { PayloadTooLarge } from "./Errors.js"
 import { IdempotencyHeaders, MemoryId } from "./Fields.js"
@@ -21,7 +27,42 @@ import { SchemaErrors } from "./SchemaErrors.js"
 import { Envelope } from "./Schemas.js"
 
 const id = { id: MemoryId }
-const captureErrors = [InvalidRequest, Unavailable]
+const captureErrors = [InvalidRequest, MemoryNotFound, Unavailable]
+
+/**
+ * The selection fields a query string carries as JSON (`metadata`, `filters`): the same schemas
+ * as in a body, URL-encoded; the document describes them as JSON-valued parameters.
+ */
+export const jsonQueryFields = {
+  metadata: Schema.optional(Schema.fromJsonString(MetadataMatch)),
+  filters: Schema.optional(Schema.fromJsonString(FilterExpression))
+}
+
+/** `GET /v1/memories`: the list request, its JSON-valued fields as JSON text. */
+export const ListQuery = Schema.Struct({ ...ListRequest.fields, ...jsonQueryFields })
+
+/** `DELETE /v1/memories`: the erasure's fields, JSON-valued ones as JSON text. */
+export const EraseQuery = Schema.Struct({ ...EraseFields, ...jsonQueryFields })
+
+/** A form field that is `true` or `false`. */
+const FormBoolean = Schema.Literals(["true", "false"]).pipe(
+  Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((text: "true" | "false") => text === "true"),
+    encode: SchemaGetter.transform((flag: boolean) => (flag ? "true" : "false"))
+  })
+)
+
+/** An upload's form fields besides the file: a capture's, `metadata` and `supersedes` as JSON text. */
+const UploadForm = Schema.Struct({
+  file: Multipart.SingleFileSchema,
+  source: Schema.optional(Source),
+  ...ScopeAndMetadata,
+  metadata: Schema.optional(Schema.fromJsonString(Metadata)),
+  supersedes: Schema.optional(Schema.fromJsonString(UpdateFields.supersedes.schema)),
+  infer_updates: Schema.optional(FormBoolean).annotate({
+    description: "`true` or `false`: as a capture's infer_updates (default true)"
+  })
+})
 const readErrors = [MemoryNotFound, Unavailable]
 
 // Each alias shares its call's whole definition.
@@ -45,27 +86,59 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       error: captureErrors
     }),
     HttpApiEndpoint.post("upload", "/v1/upload", {
-      payload: HttpApiSchema.asMultipart({ maxFileSize: uploadLimitBytes, maxParts: 10 })(
-        Schema.Struct({ file: Multipart.SingleFileSchema, source: Schema.optional(Source) })
-      ),
+      payload: HttpApiSchema.asMultipart({ maxFileSize: uploadLimitBytes, maxParts: 16 })(UploadForm),
       headers: IdempotencyHeaders,
       success: Envelope(Results.Uploaded),
-      error: [InvalidRequest, UnsupportedFile, PayloadTooLarge, Unavailable]
+      error: [InvalidRequest, MemoryNotFound, UnsupportedFile, PayloadTooLarge, Unavailable]
     }).annotate(
       OpenApi.Description,
       "Captures the text of a file (the `file` part, 20 MB at most): PDF, HTML, JSON, CSV, Markdown or plain " +
         "UTF-8 text; an image or audio file gives the text of its metadata, or what it is (format, name, size " +
         "or length) when it carries none, and a PDF without a text layer its page count and title. The bytes " +
         "decide the format. Rules on the file's content that a schema cannot state: a binary format other " +
-        "than these is refused with 415, and a text file with no visible character in it with 422."
+        "than these is refused with 415, and a text file with no visible character in it with 422. The other " +
+        "fields are a capture's: `user_id`, `agent_id`, `session_id`, `metadata` (a JSON object), `supersedes` " +
+        "(a JSON array of memory ids) and `infer_updates`."
     ),
     HttpApiEndpoint.post("query", "/v1/memories/query", search),
     HttpApiEndpoint.post("search", "/v1/search", search),
     HttpApiEndpoint.get("list", "/v1/memories", {
-      query: ListRequest,
+      query: ListQuery,
       success: Envelope(Results.ListPage),
       error: [InvalidRequest, Unavailable]
-    }),
+    })
+      // As in bodies: a misspelt field or operator (in `filters` too) is a 422 naming it, never ignored.
+      .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
+      .annotate(
+        OpenApi.Description,
+        "The account's memories, newest first, current ones unless `include_superseded`. Narrow them by " +
+          "`source`, scope (`user_id`, `agent_id`, `session_id`), `metadata` (a JSON object: each key equal to its " +
+          "value, or to any of a list), `after` / `before` (the memory's timestamp) and `filters` (a JSON filter " +
+          "expression: AND / OR / NOT over the scope fields, source, timestamp, created_at and metadata keys)."
+      ),
+    HttpApiEndpoint.delete("erase", "/v1/memories", {
+      query: EraseQuery,
+      success: Envelope(Results.ErasureReceipt),
+      error: [InvalidRequest, Unavailable]
+    })
+      .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
+      .annotate(
+        OpenApi.Description,
+        "Erases every memory of a scope — an end user's (`user_id`), an agent's (`agent_id`) or a conversation's " +
+          "(`session_id`); at least one is required, so the whole account is never erased by accident — narrowed " +
+          "by the other fields if given, superseded memories included. Each deletion is a signed entry of the " +
+          "account's chain, and one signed receipt names them all. A rule on the fields that a query string's " +
+          "schema cannot state: a request naming no scope is refused with 422."
+      ),
+    HttpApiEndpoint.get("history", "/v1/memories/:id/history", {
+      params: id,
+      success: Envelope(Results.MemoryHistory),
+      error: readErrors
+    }).annotate(
+      OpenApi.Description,
+      "The memory's whole line of versions, oldest first: every memory it superseded or that superseded it, " +
+        "through any number of supersessions, itself included."
+    ),
     HttpApiEndpoint.get("get", "/v1/memories/:id", {
       params: id,
       success: Results.MemoryRecord,

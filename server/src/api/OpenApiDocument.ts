@@ -20,18 +20,46 @@ const withoutNull = (schema: Json): Json => {
   return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches }
 }
 
-/** For each operation, the JSON Schema of each query parameter as decoded. */
+/** A JSON Schema with its `#/$defs/…` references pointing into the document's components. */
+const intoComponents = (schema: Json): Json =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'))
+
+/**
+ * For each operation, the JSON Schema of each query parameter as decoded, and the definitions
+ * they refer to (a filter expression is recursive).
+ */
 const decodedQueries = <Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<string, Groups>) => {
   const queries = new Map<string, Json>()
+  const jsonValued = new Map<string, ReadonlySet<string>>()
+  const definitions: Json = {}
   HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ group, endpoint }) => {
       if (endpoint.query === undefined) return
-      const document = Schema.toJsonSchemaDocument(Schema.toType(endpoint.query))
-      queries.set(`${group.identifier}.${endpoint.identifier}`, (document.schema as Json)["properties"] ?? {})
+      // As the API decodes: a field it does not know is refused, so the document says so.
+      const document = Schema.toJsonSchemaDocument(Schema.toType(endpoint.query), {
+        onExcessProperty: "error"
+      })
+      queries.set(
+        `${group.identifier}.${endpoint.identifier}`,
+        intoComponents((document.schema as Json)["properties"] ?? {})
+      )
+      Object.assign(definitions, intoComponents(document.definitions as Json))
+      // Which parameters travel as JSON text: those that decode to an object (the others are
+      // strings, numbers and booleans, and the API takes no repeated parameters).
+      const properties = queries.get(`${group.identifier}.${endpoint.identifier}`)!
+      jsonValued.set(
+        `${group.identifier}.${endpoint.identifier}`,
+        new Set(
+          Object.keys(properties).filter((name) => {
+            const schema = withoutNull(properties[name])
+            return schema["type"] === "object" || schema["$ref"] !== undefined
+          })
+        )
+      )
     }
   })
-  return queries
+  return { queries, jsonValued, definitions }
 }
 
 /** Where the calls that hand out memory ids put one, and the calls that take one by `{id}`. */
@@ -78,12 +106,22 @@ const operations = (spec: Json) =>
 export const completeDocument =
   <Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<string, Groups>) =>
   (spec: Json): Json => {
-    const queries = decodedQueries(api)
+    const { queries, jsonValued, definitions } = decodedQueries(api)
+    spec["components"] = {
+      ...spec["components"],
+      schemas: { ...definitions, ...spec["components"]?.["schemas"] }
+    }
     for (const operation of operations(spec)) {
       const decoded = queries.get(operation["operationId"])
       for (const parameter of (operation["parameters"] ?? []) as Array<Json>) {
-        if (parameter["in"] === "query" && decoded?.[parameter["name"]])
-          parameter["schema"] = withoutNull(decoded[parameter["name"]])
+        if (parameter["in"] !== "query" || !decoded?.[parameter["name"]]) continue
+        const schema = withoutNull(decoded[parameter["name"]])
+        // A JSON-valued parameter (`metadata`, `filters`) is described as OpenAPI describes one:
+        // its schema under `content`, serialized as JSON and URL-encoded.
+        if (jsonValued.get(operation["operationId"])?.has(parameter["name"])) {
+          delete parameter["schema"]
+          parameter["content"] = { "application/json": { schema } }
+        } else parameter["schema"] = schema
       }
       operation["responses"] = {
         ...operation["responses"],

@@ -5,6 +5,7 @@ import { InsightApi } from "./InsightApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
 import { completeDocument } from "./OpenApiDocument.js"
 import { SystemApi } from "./SystemApi.js"
+import { TransfersApi } from "./TransfersApi.js"
 
 const endpoints = HttpApi.make("umo")
   .add(SystemApi)
@@ -12,6 +13,7 @@ const endpoints = HttpApi.make("umo")
   .add(AskApi)
   .add(InsightApi)
   .add(AccountApi)
+  .add(TransfersApi)
 
 /** The UMO HTTP API (../shared/spec/api-v1.md). */
 export class UmoApi extends endpoints

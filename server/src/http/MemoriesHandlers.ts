@@ -31,8 +31,9 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             try: () => readFile(file.path),
             catch: () => new InvalidRequest({ detail: "the uploaded file could not be read" })
           })
+          const { file: _file, ...fields } = payload
           const uploaded = yield* memory.upload(
-            { filename: file.name, mediaType: file.contentType, bytes, source: payload.source },
+            { filename: file.name, mediaType: file.contentType, bytes, ...fields },
             keyOf(headers)
           )
           return yield* envelope(uploaded)
@@ -41,6 +42,8 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
       .handle("query", search)
       .handle("search", search)
       .handle("list", ({ query }) => Effect.flatMap(memory.list(query), envelope))
+      .handle("erase", ({ query }) => Effect.flatMap(memory.erase(query), envelope))
+      .handle("history", ({ params }) => Effect.flatMap(memory.history(params.id), envelope))
       .handle("get", ({ params }) => memory.get(params.id))
       .handle("proof", ({ params }) => Effect.flatMap(memory.proof(params.id), envelope))
       .handle("forget", ({ params }) => memory.forget(params.id))

@@ -6,6 +6,9 @@ import signingKeys from "./0004_signing_keys.js"
 import idempotency from "./0005_idempotency.js"
 import rateBuckets from "./0006_rate_buckets.js"
 import searchPostings from "./0007_search_postings.js"
+import scopesAndUpdates from "./0008_scopes_and_updates.js"
+import statementForget from "./0009_statement_forget.js"
+import imports from "./0010_imports.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -15,7 +18,10 @@ export const migrations = Migrator.fromRecord({
   "0004_signing_keys": signingKeys,
   "0005_idempotency": idempotency,
   "0006_rate_buckets": rateBuckets,
-  "0007_search_postings": searchPostings
+  "0007_search_postings": searchPostings,
+  "0008_scopes_and_updates": scopesAndUpdates,
+  "0009_statement_forget": statementForget,
+  "0010_imports": imports
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })

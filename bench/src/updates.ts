@@ -1,0 +1,172 @@
+/**
+ * Memories that change and belong to someone: the update scenarios (`bench/updates/`) in one
+ * account beside many other users' memories, through the memory service in this process.
+ *
+ *   npm run bench:updates              # the scenarios among 10,000 memories of 1,000 other users
+ *   npm run bench:updates -- --quick   # among 1,000 memories of 100 users
+ *   npm run bench:updates -- --memories 100000 --users 10000   # a larger account
+ *
+ * Reports: the current fact ranked first by search, ask answering the current value (and the
+ * earlier one, for questions about the past, and every value, for additive facts), supersessions
+ * inferred against those the scenarios expect (false ones over the memories that should stay
+ * current), results or citations of another user in filtered search and ask (leaks), and search
+ * p50/p95 filtered by one user against unfiltered, on queries never asked twice, and the time to
+ * erase every other user's memory in one call (they share an agent), its receipt verified. The same
+ * scenarios with update inference off are the baseline. The other users' memories are loaded
+ * straight through the store with precomputed embeddings (`support/ScaleCorpus`); the scenarios'
+ * memories and every query go through the real model.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { verifyReceipt } from "@umo/client"
+import { openMemory } from "@umo/memory"
+import { Database } from "@umo/plugins"
+import { Effect } from "effect"
+import { barChart } from "./support/Chart.js"
+import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
+import { seeded } from "./support/Corpus.js"
+import { machine } from "./support/Machine.js"
+import { publishResults } from "./support/Results.js"
+import * as ScaleCorpus from "./support/ScaleCorpus.js"
+import { p50p95 } from "./support/Stats.js"
+import { combined, type PassResult, runScenarios } from "./updates/Run.js"
+import { loadScenarios } from "./updates/Scenarios.js"
+
+const others = {
+  memories: Number(argument("memories") ?? (quick ? 1_000 : 10_000)),
+  users: Number(argument("users") ?? (quick ? 100 : 1_000))
+}
+/** Every other user's memory was written by one agent: erasing it erases them all in one call. */
+const importer = "bulk-import"
+const latencyQueries = quick ? 40 : 200
+const sets = loadScenarios(join(root, "bench", "updates"))
+const dir = mkdtempSync(join(tmpdir(), "umo-bench-updates-"))
+const account = "updates-bench"
+
+try {
+  const corpus = await ScaleCorpus.make({ root, quick })
+  const started = performance.now()
+  await Effect.runPromise(
+    corpus
+      .load(account, others.memories, (i) => ({
+        scope: { user_id: `other-${i % others.users}`, agent_id: importer, session_id: null }
+      }))
+      .pipe(Effect.provide(corpus.storage(Database.pglite({ dataDir: join(dir, "pglite") }))))
+  )
+  const loadSeconds = Math.round((performance.now() - started) / 1000)
+
+  const passes: Record<string, PassResult> = {}
+  const bySet: Record<string, PassResult> = {}
+  let latency: Record<string, { p50: number; p95: number }> = {}
+  let erasure: { memories: number; seconds: number; receipt_verified: boolean } | undefined
+  for (const infer of [true, false]) {
+    const memory = await openMemory({
+      dataDir: dir,
+      account: infer ? account : `${account}-no-inference`,
+      signingKey: benchSigningKey()
+    })
+    try {
+      const results: Array<PassResult> = []
+      for (const set of sets) {
+        const result = await runScenarios(memory, set, infer, progress)
+        if (infer) bySet[set.name] = result
+        results.push(result)
+      }
+      passes[infer ? "inference" : "no_inference"] = combined(results)
+      if (infer) {
+        // Filtered by one of the other users against unfiltered, alternating; no query twice (the
+        // service keeps the vectors of queries it has seen).
+        const random = seeded(23)
+        const pool = [...corpus.questions].sort(() => random() - 0.5).slice(0, 2 * latencyQueries)
+        const times: Record<string, Array<number>> = { filtered: [], unfiltered: [] }
+        for (const [i, q] of pool.entries()) {
+          const filtered = i % 2 === 0
+          const t = performance.now()
+          await memory.ask(q.question, {
+            limit: 10,
+            ...(filtered ? { userId: `other-${Math.floor(random() * others.users)}` } : {})
+          })
+          times[filtered ? "filtered" : "unfiltered"]!.push(performance.now() - t)
+        }
+        latency = { filtered: p50p95(times.filtered!), unfiltered: p50p95(times.unfiltered!) }
+        // Every other user's memory in one call, with one signed receipt naming them.
+        const erased = performance.now()
+        const receipt = await memory.forgetAll({ agentId: importer })
+        const seconds = Math.round((performance.now() - erased) / 100) / 10
+        const claims = await verifyReceipt(receipt.receipt, await memory.signingKeys())
+        erasure = {
+          memories: receipt.forgotten,
+          seconds,
+          receipt_verified: claims.count === others.memories && receipt.forgotten === others.memories
+        }
+      }
+    } finally {
+      await memory.close()
+    }
+  }
+  process.stderr.write("\n")
+
+  const percent = (x: number, of: number) => (of === 0 ? 0 : Math.round((1000 * x) / of) / 10)
+  const row = (name: string, pass: PassResult) => {
+    const q = pass.questions
+    const rate = (kind: string, key: "search_first" | "ask_right") =>
+      q[kind] ? `${percent(q[kind][key], q[kind].count)} (${q[kind][key]}/${q[kind].count})` : "–"
+    return `| ${name} | ${rate("current", "search_first")} | ${rate("current", "ask_right")} | ${rate("history", "ask_right")} | ${rate("additive", "ask_right")} | ${pass.correct_supersessions}/${pass.expected_supersessions} | ${percent(pass.false_supersessions, pass.should_stay_current)} (${pass.false_supersessions}/${pass.should_stay_current}) | ${pass.leaks} |`
+  }
+  const inference = passes.inference!
+  const table = [
+    `${inference.people} people, ${inference.memories} memories, in one account with ${others.memories.toLocaleString("en")} memories of ${others.users.toLocaleString("en")} other users; every query filtered by the person's \`user_id\`. Sets: ${sets.map((s) => `\`${s.name}\` (${s.people.length} people)`).join(", ")} — \`dev\` is the one the fact finder was tuned on.`,
+    "",
+    "| updates | current fact first in search, % | ask answers the current value, % | ask answers the earlier value (history), % | ask names every value (additive), % | supersessions found | false supersessions, % | leaks |",
+    "|---|---|---|---|---|---|---|---|",
+    ...sets.map((set) => row(`inferred, \`${set.name}\` set`, bySet[set.name]!)),
+    row("**inferred (default), all sets**", inference),
+    row("off (`infer_updates: false`), all sets", passes.no_inference!),
+    "",
+    `Search p50 / p95 ms among ${others.memories.toLocaleString("en")} memories, ${latencyQueries} queries each: filtered by one user ${latency.filtered?.p50} / ${latency.filtered?.p95}, unfiltered ${latency.unfiltered?.p50} / ${latency.unfiltered?.p95}.`,
+    erasure === undefined
+      ? ""
+      : `Erasure of the other users' ${erasure.memories.toLocaleString("en")} memories in one call (\`forgetAll({ agentId })\`): ${erasure.seconds} s, one receipt, ${erasure.receipt_verified ? "verified offline and naming every one" : "NOT verified"}.`
+  ].join("\n")
+  console.log(table)
+  for (const miss of inference.misses) console.log(`  ${miss}`)
+  const results = {
+    benchmark: "scopes and updates",
+    machine: machine(),
+    quick,
+    scenario_sets: sets.map((s) => ({ name: s.name, people: s.people.length })),
+    other_users: others,
+    load_seconds: loadSeconds,
+    passes,
+    by_set: bySet,
+    erasure,
+    search_ms: latency
+  }
+  publishResults(
+    root,
+    // A larger account than the default is a results file (and README block) of its own.
+    argument("memories") === undefined ? "updates" : `updates-${others.memories}`,
+    results,
+    barChart({
+      title: "Knowledge updates: current value first / answered (%)",
+      yLabel: "%",
+      yMax: 100,
+      categories: ["search first", "ask current", "ask history", "ask additive"],
+      series: Object.entries(passes).map(([name, pass]) => ({
+        name: name === "inference" ? "updates inferred" : "inference off",
+        values: (
+          [
+            ["current", "search_first"],
+            ["current", "ask_right"],
+            ["history", "ask_right"],
+            ["additive", "ask_right"]
+          ] as const
+        ).map(([kind, key]) => percent(pass.questions[kind]?.[key] ?? 0, pass.questions[kind]?.count ?? 0))
+      }))
+    }),
+    table
+  )
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,240 @@
+"""Scopes, metadata, selections, supersessions, erasure and the hash chain, against a real server
+(PGlite) started for this module."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import tempfile
+import unittest
+import uuid
+from pathlib import Path
+from typing import Any
+
+from umo_client import NotFoundError, UMOClient, ValidationError, VerificationError, verify_entry, verify_proof, verify_receipt
+
+from .live_server import KEYS, LiveServer
+
+server: LiveServer
+
+
+def setUpModule() -> None:
+    global server
+    server = LiveServer()
+
+
+def tearDownModule() -> None:
+    server.stop()
+
+
+def client(name: str) -> UMOClient:
+    return UMOClient(api_key=KEYS[name], base_url=server.base_url)
+
+
+def pinned() -> dict[str, Any]:
+    return UMOClient(base_url=server.base_url).signing_keys()
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+class SelectionTest(unittest.TestCase):
+    """Two end users' memories, tagged; every read narrowed to one user sees only that user's."""
+
+    maria: str
+    jonas: str
+    bike: str
+    team: str
+    car: str
+    station: str
+    users: dict[str, Any]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        alice = client("alice")
+        cls.maria, cls.jonas = unique("maria"), unique("jonas")
+        cls.bike = alice.capture("Maria keeps her bike in the hallway.", user_id=cls.maria, timestamp="2024-01-10",
+                                 metadata={"topic": "home", "stars": 4}, infer_updates=False).umo_id
+        cls.team = alice.capture("Maria's team meets on Mondays at the office.", user_id=cls.maria, agent_id="planner",
+                                 timestamp="2024-06-10", metadata={"topic": "work", "stars": 2}, infer_updates=False).umo_id
+        [car] = alice.batch([{"content": "Jonas parks his car in the garage.", "user_id": cls.jonas, "timestamp": "2025-02-01",
+                              "metadata": {"topic": "car", "stars": 5}, "infer_updates": False}])
+        cls.car = car.umo_id or ""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "station.txt"
+            path.write_text("Jonas keeps his bike at the train station.", encoding="utf-8")
+            cls.station = alice.upload(path, user_id=cls.jonas, metadata={"topic": "home"}, infer_updates=False).umo_id
+        cls.users = {"user_id": {"in": [cls.maria, cls.jonas]}}
+
+    def listed(self, **selection: Any) -> set[str]:
+        return {item.umo_id for item in client("alice").list(limit=100, **selection).items}
+
+    def test_capture_keeps_scope_and_metadata_and_reads_return_them(self) -> None:
+        memory = client("alice").get(self.team)
+        self.assertEqual((memory.user_id, memory.agent_id, memory.session_id), (self.maria, "planner", None))
+        self.assertEqual(dict(memory.metadata), {"topic": "work", "stars": 2})
+        self.assertEqual((memory.supersedes, memory.superseded_by, memory.superseded_at), ([], None, None))
+        [row] = [i for i in client("alice").list(user_id=self.jonas).items if i.umo_id == self.station]
+        self.assertEqual((row.user_id, dict(row.metadata), row.superseded_by), (self.jonas, {"topic": "home"}, None))
+
+    def test_list_search_and_answer_narrowed_to_a_user_see_only_that_users_memories(self) -> None:
+        alice = client("alice")
+        self.assertEqual(self.listed(user_id=self.maria), {self.bike, self.team})
+        self.assertEqual(self.listed(user_id=self.jonas), {self.car, self.station})
+        self.assertEqual({i.user_id for i in alice.list(user_id=self.maria).items}, {self.maria})
+        matches = alice.ask("Where is the bike kept?", user_id=self.maria, limit=10)
+        self.assertEqual(matches[0].umo_id, self.bike)
+        self.assertEqual({m.user_id for m in matches}, {self.maria})
+        self.assertEqual(dict(matches[0].metadata), {"topic": "home", "stars": 4})
+        jonas = alice.ask("Where is the bike kept?", user_id=self.jonas, limit=10)
+        self.assertEqual(jonas[0].umo_id, self.station)
+        self.assertTrue({m.umo_id for m in jonas} <= {self.car, self.station})
+        answer = alice.answer("Where does Maria keep her bike?", user_id=self.maria)
+        self.assertIn("hallway", answer.text)
+        self.assertTrue(answer.citations)
+        self.assertTrue({c.umo_id for c in answer.citations} <= {self.bike, self.team})
+        elsewhere = alice.answer("Where is the bike kept?", user_id=self.jonas)
+        self.assertTrue({c.umo_id for c in elsewhere.citations} <= {self.car, self.station})
+
+    def test_a_filter_expression_selects_exactly_the_memories_it_describes(self) -> None:
+        home_or_five = {"OR": [{"metadata": {"topic": "home"}}, {"metadata": {"stars": {"gte": 5}}}]}
+        self.assertEqual(self.listed(filters={"AND": [self.users, home_or_five]}), {self.bike, self.car, self.station})
+        self.assertEqual(self.listed(filters={"AND": [self.users, {"NOT": {"metadata": {"topic": "home"}}}]}), {self.team, self.car})
+        self.assertEqual(self.listed(filters={**self.users, "timestamp": {"gte": "2024-06-10"}}), {self.team, self.car, self.station})
+        self.assertEqual(self.listed(filters={**self.users, "agent_id": "*"}), {self.team})
+        # The shorthand fields narrow it further (AND), and go with a filter.
+        self.assertEqual(self.listed(filters=self.users, after="2024-03-01", before="2025-01-01"), {self.team})
+        self.assertEqual(self.listed(filters=self.users, metadata={"topic": ["work", "car"]}), {self.team, self.car})
+        self.assertEqual(self.listed(user_id=self.maria, filters={"metadata": {"stars": {"lt": 3}}}), {self.team})
+        found = client("alice").ask("bike", filters={"AND": [self.users, {"NOT": {"metadata": {"topic": "home"}}}]}, limit=10)
+        self.assertTrue({m.umo_id for m in found} <= {self.team, self.car})
+
+    def test_an_unknown_filter_operator_is_a_422_naming_it(self) -> None:
+        bad = {"AND": [{"user_id": {"regex": "ma.*"}}]}
+        for read in (lambda: client("alice").list(filters=bad), lambda: client("alice").ask("bike", filters=bad)):
+            with self.assertRaises(ValidationError) as refused:
+                read()
+            self.assertEqual(refused.exception.status, 422)
+            self.assertRegex(refused.exception.detail or "", r"filters\.AND\.0\.user_id\.regex: unknown operator")
+        with self.assertRaises(ValidationError) as shorthand:
+            client("alice").list(metadata={"stars": {"gte": 4}})  # type: ignore[dict-item]
+        self.assertIn("metadata", shorthand.exception.detail or "")
+
+
+class SupersessionTest(unittest.TestCase):
+    def test_a_superseded_memory_leaves_default_reads_stays_provable_and_keeps_its_history(self) -> None:
+        alice, user = client("alice"), unique("priya")
+        old = alice.capture("Priya's desk is on the third floor.", user_id=user, timestamp="2024-01-01", infer_updates=False)
+        new = alice.capture("Priya's desk moved to the fifth floor.", user_id=user, timestamp="2024-09-01",
+                            supersedes=[old.umo_id], infer_updates=False)
+        self.assertEqual((new.supersedes, new.superseded_by), ([old.umo_id], None))
+
+        self.assertEqual([i.umo_id for i in alice.list(user_id=user).items], [new.umo_id])
+        self.assertNotIn(old.umo_id, [m.umo_id for m in alice.ask("Which floor is Priya's desk on?", user_id=user)])
+        every = {i.umo_id: i for i in alice.list(user_id=user, include_superseded=True).items}
+        self.assertEqual(set(every), {old.umo_id, new.umo_id})
+        self.assertEqual((every[old.umo_id].superseded_by, every[new.umo_id].superseded_by), (new.umo_id, None))
+        found = {m.umo_id: m for m in alice.ask("Which floor is Priya's desk on?", user_id=user, include_superseded=True)}
+        self.assertEqual(found[old.umo_id].superseded_by, new.umo_id)
+
+        memory = alice.get(old.umo_id)
+        self.assertEqual(memory.superseded_by, new.umo_id)
+        self.assertTrue(memory.superseded_at)
+        self.assertEqual(alice.get(new.umo_id).supersedes, [old.umo_id])
+        for asked in (old.umo_id, new.umo_id):
+            history = alice.history(asked)
+            self.assertEqual(history.umo_id, asked)
+            self.assertEqual([v.umo_id for v in history.versions], [old.umo_id, new.umo_id])
+            self.assertEqual(history.current and history.current.umo_id, new.umo_id)
+        with self.assertRaises(NotFoundError):
+            alice.history(str(uuid.uuid4()))
+
+        keys = pinned()
+        proof = alice.verify(old.umo_id)
+        self.assertEqual((proof.valid, proof.superseded_by), (True, new.umo_id))
+        assert proof.supersession is not None
+        self.assertEqual((proof.supersession["kind"], proof.supersession["superseded_by"]), ("supersede", new.umo_id))
+        self.assertTrue(verify_proof(proof, keys, memory.content_text))
+        self.assertTrue(verify_proof(alice.verify(new.umo_id), keys))
+        forged = {**proof.supersession, "superseded_by": old.umo_id}
+        self.assertFalse(verify_proof(dataclasses.replace(proof, supersession=forged, superseded_by=old.umo_id), keys))
+        self.assertFalse(verify_proof(dataclasses.replace(proof, supersession=None), keys))
+        self.assertFalse(verify_proof(dataclasses.replace(proof, superseded_by=str(uuid.uuid4())), keys))
+
+
+class ErasureTest(unittest.TestCase):
+    def test_forget_all_erases_exactly_one_users_memories_with_a_receipt_that_verifies(self) -> None:
+        alice, user, other = client("alice"), unique("erased"), unique("kept")
+        first = alice.capture("A note about the garden.", user_id=user, infer_updates=False)
+        second = alice.capture("A note about the kitchen.", user_id=user, supersedes=[first.umo_id], infer_updates=False)
+        kept = alice.capture("Someone else's note about the garden.", user_id=other, infer_updates=False)
+        bobs = client("bob").capture("Bob's note about his own user.", user_id=user)
+
+        with self.assertRaisesRegex(ValueError, "user_id, agent_id or session_id"):
+            alice.forget_all()
+        erased = alice.forget_all(user_id=user)
+        self.assertEqual((erased.forgotten, erased.umo_ids), (2, sorted([first.umo_id, second.umo_id])))
+        claims = verify_receipt(erased.receipt, pinned())
+        self.assertEqual((claims["type"], claims["count"], claims["umo_ids"]), ("umo-erasure-receipt", 2, erased.umo_ids))
+        self.assertEqual((claims["deleted_at"], claims["entry"]["kind"]), (erased.deleted_at, "delete"))
+
+        self.assertEqual(alice.list(user_id=user, include_superseded=True).total_count, 0)
+        for gone in (first, second):
+            with self.assertRaises(NotFoundError):
+                alice.get(gone.umo_id)
+        self.assertEqual(alice.get(kept.umo_id).user_id, other)
+        self.assertEqual([i.umo_id for i in client("bob").list(user_id=user).items], [bobs.umo_id])
+        again = alice.forget_all(user_id=user)
+        self.assertEqual((again.forgotten, again.umo_ids, again.deleted_at, again.receipt), (0, [], None, ""))
+
+        # A receipt whose claims were changed after signing does not verify.
+        header, payload, signature = erased.receipt.split(".")
+        altered = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        altered["umo_ids"] = altered["umo_ids"][1:]
+        altered["count"] = 1
+        forged = base64.urlsafe_b64encode(json.dumps(altered).encode()).rstrip(b"=").decode()
+        with self.assertRaisesRegex(VerificationError, "signature"):
+            verify_receipt(f"{header}.{forged}.{signature}", pinned())
+
+
+class ChainTest(unittest.TestCase):
+    def test_the_chain_pages_newest_first_and_every_entry_verifies_and_links(self) -> None:
+        carol, user, other = client("carol"), unique("chain"), unique("other")
+        x = carol.capture("The first draft is due in May.", user_id=user, infer_updates=False).umo_id
+        y = carol.capture("The first draft is due in June.", user_id=user, supersedes=[x], infer_updates=False).umo_id
+        z = carol.capture("The printer is on the second floor.", user_id=other, infer_updates=False)
+        erased = carol.forget_all(user_id=other)
+        keys = pinned()
+
+        pages, before = [], None
+        while True:
+            page = carol.chain(limit=2, before=before)
+            pages.append(page)
+            if page.next_before is None:
+                break
+            before = page.next_before
+        self.assertEqual([(len(p.entries), p.has_more, p.next_before) for p in pages], [(2, True, 4), (2, True, 2), (1, False, None)])
+        entries = [e for p in pages for e in p.entries]
+        self.assertEqual(
+            [(e["seq"], e["kind"], e["umo_id"]) for e in entries],
+            [(5, "delete", z.umo_id), (4, "capture", z.umo_id), (3, "supersede", x), (2, "capture", y), (1, "capture", x)],
+        )
+        self.assertEqual(entries[2]["superseded_by"], y)
+        self.assertNotIn("superseded_by", entries[0])
+        for i, entry in enumerate(entries):
+            self.assertTrue(verify_entry(entry, keys), entry["seq"])
+            self.assertEqual(entry["prev_hash"], entries[i + 1]["entry_hash"] if i + 1 < len(entries) else "0" * 64)
+        self.assertEqual(verify_receipt(erased.receipt, keys)["entry"], entries[0])
+        # A supersession entry naming another successor, or any changed field, does not verify.
+        self.assertFalse(verify_entry({**entries[2], "superseded_by": x}, keys))
+        self.assertFalse(verify_entry({k: v for k, v in entries[2].items() if k != "superseded_by"}, keys))
+        self.assertFalse(verify_entry({**entries[1], "umo_id": x}, keys))
+        with self.assertRaises(ValidationError) as refused:
+            carol.chain(limit=0)
+        self.assertEqual(refused.exception.status, 422)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,147 @@
+import type { RankingFacts } from "@umo/core"
+import { askedFacts } from "@umo/plugins/nlp"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { currentFirst, newestAnswerFirst, pastFirst } from "../../src/recall/Succession.js"
+
+const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
+
+/** A memory stating one set value of where the writer lives, `days` after the epoch. */
+const living = (
+  id: string,
+  days: number,
+  value: string,
+  supersededBy: string | null = null
+): RankingFacts => ({
+  umo_id: id,
+  timestamp: new Date(days * 86_400_000).toISOString(),
+  superseded_by: supersededBy,
+  entities: [],
+  facts: [{ slot: slot("residence"), value, mode: "set" }]
+})
+
+/** Memories stating other things: no fact. */
+const other = (id: string, days: number): RankingFacts => ({
+  umo_id: id,
+  timestamp: new Date(days * 86_400_000).toISOString(),
+  superseded_by: null,
+  entities: [],
+  facts: []
+})
+
+const order = (scores: ReadonlyMap<string, number>) =>
+  [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id)
+
+// Distinct place names, distinct days, any scores: a line of values over time among other memories.
+const line = fc
+  .record({
+    places: fc.uniqueArray(fc.constantFrom("madrid", "lisbon", "porto", "oslo", "lima", "kyiv"), {
+      minLength: 2,
+      maxLength: 5
+    }),
+    others: fc.integer({ min: 0, max: 4 }),
+    scores: fc.array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: 10, maxLength: 10 })
+  })
+  .map(({ places, others, scores }) => {
+    const facts = [
+      ...places.map((place, i) => living(`p${i}`, i * 10, place)),
+      ...Array.from({ length: others }, (_, i) => other(`o${i}`, i * 7))
+    ]
+    return { places, facts, scores: new Map(facts.map((f, i) => [f.umo_id, scores[i]!])) }
+  })
+
+describe("currentFirst", () => {
+  it("puts the newest value of a fact above every older one, and moves nothing else (property)", () => {
+    fc.assert(
+      fc.property(line, ({ places, facts, scores }) => {
+        const { scores: ranked, outdated } = currentFirst(scores, facts)
+        const newest = `p${places.length - 1}`
+        for (let i = 0; i < places.length - 1; i++) {
+          expect(ranked.get(`p${i}`)!).toBeLessThan(ranked.get(newest)!)
+          expect(outdated.has(`p${i}`)).toBe(true)
+        }
+        expect(outdated.has(newest)).toBe(false)
+        expect(ranked.get(newest)).toBe(scores.get(newest))
+        for (const f of facts.filter((f) => f.umo_id.startsWith("o")))
+          expect(ranked.get(f.umo_id)).toBe(scores.get(f.umo_id))
+      })
+    )
+  })
+})
+
+describe("pastFirst", () => {
+  it("puts first the value just before the one a question names, or before the newest (property)", () => {
+    fc.assert(
+      fc.property(line, fc.nat(), ({ places, facts, scores }, pick) => {
+        const asked = askedFacts("Where did Maria live before?")
+        // Named: the value before it goes first.
+        const named = 1 + (pick % (places.length - 1))
+        const question = `Where did Maria live before ${places[named]}?`
+        expect(order(pastFirst(scores, facts, asked, question))[0]).toBe(`p${named - 1}`)
+        // None named: the value before the newest.
+        expect(order(pastFirst(scores, facts, asked, "Where did Maria live before?"))[0]).toBe(
+          `p${places.length - 2}`
+        )
+      })
+    )
+  })
+
+  it("without a fact asked, lifts a superseded memory just above the one that replaced it", () => {
+    const facts = [other("a", 1), { ...other("b", 2), superseded_by: "c" }, other("c", 3)]
+    const scores = new Map([
+      ["a", 2],
+      ["b", 0.5],
+      ["c", 1]
+    ])
+    expect(
+      order(pastFirst(scores, facts, askedFacts("What did she say before?"), "What did she say before?"))
+    ).toEqual(["a", "b", "c"])
+  })
+})
+
+describe("newestAnswerFirst", () => {
+  /** A person's memories as the search ranked them: id, text, day, score and cosine to the question. */
+  const search = (
+    question: string,
+    memories: ReadonlyArray<readonly [id: string, text: string, day: number, score: number, cosine: number]>
+  ) =>
+    newestAnswerFirst(
+      memories.map(([id, , , score]) => [id, score] as const),
+      new Map(
+        memories.map(([id, content, day]) => [
+          id,
+          { content, timestamp: new Date(day * 86_400_000).toISOString(), entities: [] }
+        ])
+      ),
+      new Map(memories.map(([id, , , , cosine]) => [id, cosine])),
+      memories.map(([id, , day]) => other(id, day)),
+      question
+    )
+  const sam = [
+    ["manchester", "I've been in Manchester since uni, love the music scene", 1, 0.26, 0.22],
+    ["leeds", "Our first Christmas in the new Leeds flat! Tiny tree but it counts", 700, 0.21, 0.15],
+    ["wish", "Would love to spend a year in Lisbon someday", 760, 0.2, 0.14],
+    ["brother", "My brother just started at Google in Dublin", 120, 0.18, 0.09],
+    ["kitten", "Got a kitten, named her Pixel", 800, 0.15, 0.05]
+  ] as const
+
+  it("puts first the newest memory that answers a question about now, whatever its words", () => {
+    const { ranked, outdated } = search("Where does Sam live now?", sam)
+    expect(ranked[0]![0]).toBe("leeds")
+    expect([...outdated]).toEqual(["manchester"])
+  })
+
+  it("puts first the one before it for a question about the past, and the one before a value named", () => {
+    expect(search("Where did Sam live before?", sam).ranked[0]![0]).toBe("manchester")
+    expect(search("Where did Sam live before Leeds?", sam).ranked[0]![0]).toBe("manchester")
+  })
+
+  it("leaves questions about neither, lists and yes-or-no questions as they were", () => {
+    for (const question of [
+      "What did Sam say about music?",
+      "Which cities has Sam lived in?",
+      "Does Sam live in Leeds?"
+    ])
+      expect(search(question, sam).ranked.map(([id]) => id)).toEqual(sam.map(([id]) => id))
+  })
+})

@@ -1,0 +1,175 @@
+/**
+ * Answers from the facts memories state, before any sentence is scored: when a question asks for a
+ * kind of fact (where someone lives, their employer, email, how many children…, see `askedFacts`)
+ * and the retrieved memories state it about the person asked, the answer is the value as the
+ * memory writes it, cited:
+ *
+ * - about now: the newest value, from a memory no newer one replaced;
+ * - about the past ("before Lisbon", "her old number"): the value just before the one the question
+ *   names, or else before the newest;
+ * - of a kind that holds several at once (pets, likes, plans): every value still held.
+ *
+ * Otherwise (no such fact, a yes-or-no question, a single additive value) it gives nothing and the
+ * sentences answer.
+ * @module
+ */
+import {
+  type Answer,
+  type AnswerContext,
+  type AnswerRequest,
+  type QuestionType,
+  valueBefore
+} from "@umo/core"
+import { type AskedFacts, answersAsked, askedFacts } from "../nlp/FactQuestions.js"
+import { type Fact, statedFacts } from "../nlp/Facts.js"
+import { citationOf } from "./Citations.js"
+import { asksAboutThePast } from "./QuestionType.js"
+
+/** A fact one retrieved memory states, with that memory. */
+interface Held {
+  readonly context: AnswerContext
+  readonly fact: Fact
+  readonly time: number
+}
+
+/**
+ * Whether a fact is one the question asks for, about the person it asks about. A plan's kind
+ * stated for a plan named further (`plan:trip` beside `plan:trip:japan`) is for updates, not answers.
+ */
+const isAsked = (asked: AskedFacts, fact: Fact) =>
+  fact.mode !== "keep" &&
+  !(
+    /^plan:[^:]+$/.test(fact.attribute) &&
+    (fact.mode === "add" || (fact.mode === "end" && fact.value !== "*"))
+  ) &&
+  asked.attributes.some((a) => answersAsked(fact.attribute, a)) &&
+  (asked.subject === undefined || fact.subject === "self" || fact.subject === asked.subject)
+
+/** The facts the contexts state that answer the question, oldest first. */
+const heldFacts = (asked: AskedFacts, contexts: ReadonlyArray<AnswerContext>): ReadonlyArray<Held> =>
+  contexts
+    .flatMap((context) =>
+      statedFacts(context.content)
+        .filter((fact) => isAsked(asked, fact))
+        .map((fact) => ({ context, fact, time: Date.parse(context.timestamp) }))
+    )
+    .sort((a, b) => a.time - b.time || a.context.index - b.context.index)
+
+const mentions = (question: string, value: string) =>
+  value.length > 1 && question.toLowerCase().normalize("NFC").includes(value)
+
+/** The facts of each slot (whom and what), in the order the question asks for them. */
+const bySlot = (asked: AskedFacts, held: ReadonlyArray<Held>): ReadonlyArray<ReadonlyArray<Held>> => {
+  const slots = new Map<string, Array<Held>>()
+  const rank = (h: Held) => asked.attributes.findIndex((a) => answersAsked(h.fact.attribute, a))
+  for (const h of [...held].sort((a, b) => rank(a) - rank(b) || a.time - b.time)) {
+    const key = `${h.fact.subject}|${h.fact.attribute}`
+    slots.set(key, [...(slots.get(key) ?? []), h])
+  }
+  return [...slots.values()]
+}
+
+/** The value before, for a question about the past, in the first slot asked that has one (see `valueBefore`). */
+const before = (asked: AskedFacts, question: string, held: ReadonlyArray<Held>): Held | undefined =>
+  bySlot(asked, held)
+    .map(
+      (line) =>
+        valueBefore(
+          line.map((h) => ({ ...h.fact, held: h })),
+          (value) => mentions(question, value)
+        )?.held
+    )
+    .find((h) => h !== undefined)
+
+/**
+ * The newest value of a single-valued fact: what the newest memory no newer one replaced sets it
+ * to. When a newer memory the rules could not read replaced every one, the sentences answer.
+ */
+const current = (held: ReadonlyArray<Held>): Held | undefined => {
+  const newest = held.filter((h) => !h.context.outdated).at(-1)
+  if (newest === undefined) return undefined
+  return held.filter((h) => h.context === newest.context && h.fact.mode === "set").at(-1)
+}
+
+/** Every value of a fact that holds several at once, in the order they came, that no later fact ended. */
+const stillHeld = (held: ReadonlyArray<Held>): ReadonlyArray<Held> => {
+  const latest = new Map<string, Held>()
+  for (const h of held) {
+    const key = `${h.fact.subject}|${h.fact.attribute}`
+    if (h.fact.mode === "end" && h.fact.value === "*") {
+      for (const k of [...latest.keys()]) if (k.startsWith(`${key}|`)) latest.delete(k)
+      continue
+    }
+    latest.set(`${key}|${h.fact.value}`, h)
+  }
+  return [...latest.values()].filter((h) => h.fact.mode === "add")
+}
+
+const joined = (parts: ReadonlyArray<string>) =>
+  parts.length <= 1 ? (parts[0] ?? "") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`
+
+/**
+ * "Does she still have Poi?", "Is the Peru trip still on?": the latest fact about what the question
+ * names (or about the kind it asks for) answers: ended is no, held is yes, with the memory that says so.
+ */
+const stillAnswer = (request: AnswerRequest, held: ReadonlyArray<Held>, type: QuestionType) => {
+  if (!/\b(?:still|anymore|any more|now)\b/i.test(request.question)) return undefined
+  // The slots the question names, by a value ("Poi") or by what sets a plan apart ("the Peru trip").
+  const slotOf = (h: Held) => `${h.fact.subject}|${h.fact.attribute}`
+  const qualifier = (h: Held) => /^plan:[^:]+:(.+)$/.exec(h.fact.attribute)?.[1] ?? ""
+  const named = new Set(
+    held
+      .filter((h) => mentions(request.question, h.fact.value) || mentions(request.question, qualifier(h)))
+      .map(slotOf)
+  )
+  const latest = (named.size > 0 ? held.filter((h) => named.has(slotOf(h))) : held).at(-1)
+  if (latest === undefined || (latest.fact.mode === "set" && named.size === 0)) return undefined
+  const sentence = latest.context.content.split(/(?<=[.!?])\s+/)[0]!.trim()
+  return {
+    answer: `${latest.fact.mode === "end" ? "No" : "Yes"}: ${sentence} [${latest.context.index}]`,
+    citations: [citationOf(latest.context, latest.context.content)],
+    confidence: 0.8,
+    method: "extractive" as const,
+    question_type: type
+  }
+}
+
+/** The kinds of fact whose values answer each kind of question ("when" a plan's date, "how many" a count…). */
+const answerable: Partial<Record<QuestionType, RegExp>> = {
+  temporal: /^plan:/,
+  quantity: /^count:/,
+  location: /^(?:residence|address|school|employer)$/,
+  person: /^(?:partner|employer|pet)$/
+}
+
+/** The answer from stated facts, or undefined when the sentences must answer. */
+export const factAnswer = (request: AnswerRequest, type: QuestionType): Answer | undefined => {
+  const asked = askedFacts(request.question)
+  if (asked.attributes.length === 0) return undefined
+  const fits = answerable[type]
+  const held = heldFacts(asked, request.contexts).filter(
+    (h) => fits === undefined || fits.test(h.fact.attribute)
+  )
+  if (held.length === 0) return undefined
+  if (type === "yes_no") return stillAnswer(request, held, type)
+  const several = held.some((h) => h.fact.mode === "add")
+  const chosen = asksAboutThePast(request.question)
+    ? [before(asked, request.question, held)]
+    : several
+      ? stillHeld(held)
+      : [current(held)]
+  const answers = chosen.filter((h): h is Held => h !== undefined && h.fact.written.length > 0)
+  // One value where the question asks for several may be one of many the memories name in passing.
+  if (answers.length === 0 || (type === "list" && answers.length < 2)) return undefined
+  const distinct = answers.filter((h, i) => answers.findIndex((o) => o.fact.value === h.fact.value) === i)
+  const citations = [...new Map(distinct.map((h) => [h.context.index, h.context])).values()]
+    .sort((a, b) => a.index - b.index)
+    .map((context) => citationOf(context, context.content))
+  return {
+    answer: joined(distinct.map((h) => `${h.fact.written} [${h.context.index}]`)),
+    citations,
+    confidence: Math.round(Math.min(1, 0.5 + 0.5 * Math.max(0, distinct[0]!.context.similarity)) * 1e4) / 1e4,
+    method: "extractive",
+    question_type: type
+  }
+}

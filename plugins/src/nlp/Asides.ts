@@ -1,0 +1,37 @@
+/**
+ * Whether a memory is an aside to a question about how the writer's life stands: a question, a
+ * wish or a condition, news of someone else, a visit. Such a memory may be true and recent and
+ * still not be the answer: "My brother moved to Oslo", "Maybe Peru next year", "Back in Izmir for
+ * the weekend" say nothing of where the writer lives now. What makes an aside is a closed class of
+ * cues (question marks, modal and conditional words, someone else named first, travel words), so
+ * it reads memories worded in any way — unlike the fact rules, which must know each statement.
+ * @module
+ */
+import { hypothetical } from "./FactLexicon.js"
+import { leadingSubject } from "./Facts.js"
+
+/** The first sentence: what a memory opens with says whose news it is and how it is meant. */
+const opening = (text: string) => text.trim().split(/(?<=[.!?])\s+|\n+|\s+[—–]\s+/)[0] ?? ""
+
+const visit =
+  /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
+const home = /\b(?:moved|move|relocat\w*|live|lives|living|home|flat|apartment|house|lease|keys|settled)\b/i
+
+/** Whether the memory is a question, a wish or condition, someone else's news, or a visit. */
+export const isAside = (text: string): boolean => {
+  const first = opening(text)
+  if (
+    /\?\s*[\p{Extended_Pictographic}\s]*$/u.test(first) ||
+    /\?\s*[\p{Extended_Pictographic}\s]*$/u.test(text.trim())
+  )
+    return true
+  if (hypothetical.test(first)) return true
+  // "Neighbour's spaniel had puppies", "Friend's Labrador stayed with us": someone else's first.
+  if (
+    /^[\p{Extended_Pictographic}\s]*\p{L}[\p{L}-]*['’]s\s/u.test(first) &&
+    !/^(?:it|that|there|he|she|what|who|here)['’]s\s/i.test(first)
+  )
+    return true
+  if (leadingSubject(first).subject !== "self") return true
+  return visit.test(text) && !home.test(text)
+}

@@ -1,0 +1,112 @@
+/**
+ * What a question asks about, in the fact finder's terms: the attributes (`residence`,
+ * `employer`, `favorite:color`, `plan:trip`, …) and whom. Search ranks the memories that state
+ * such a fact about that person first (`Ranking`'s fact signal); a question that names none of
+ * them asks for none.
+ * @module
+ */
+import { countedThings, petKinds, plannedEvents } from "./FactLexicon.js"
+
+/** What a question asks: attributes (a prefix matches: `plan:trip` asks for `plan:trip:japan`) and whom. */
+export interface AskedFacts {
+  readonly attributes: ReadonlyArray<string>
+  /** `self` for "I", a name or relation when the question names one, undefined when it names none. */
+  readonly subject: string | undefined
+}
+
+const pets = new RegExp(`\\b(?:pets?|animals?|${petKinds.join("|")})s?\\b`, "i")
+
+const askedAttributes: ReadonlyArray<readonly [string, RegExp]> = [
+  [
+    "residence",
+    /\b(?:where\b.*\b(?:live|lives|living|reside|based|moved|move|relocat\w*|home)|(?:city|town|country|place|neighbou?rhood)\b.*\b(?:live|lives|living|home|based|moved)|home ?town|hometown|currently based)\b/i
+  ],
+  [
+    "employer",
+    /\b(?:where\b.*\b(?:work|works|working|employed|job)|(?:company|employer|firm|organi[sz]ation|startup)\b|who\b.*\b(?:work|works|working) for|work(?:s|ing)? (?:at|for)\b)/i
+  ],
+  [
+    "role",
+    /\b(?:job title|title|role|position|profession|occupation|what does \S+(?: \S+)? do(?: for work| for a living)?\??$|what .+ job|do for (?:a )?living|promot\w+|what (?:kind of )?work)/i
+  ],
+  [
+    "partner",
+    /\b(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc\w*|dating|married|engaged|seeing|relationship|single|together with|divorced)\b/i
+  ],
+  ["relationship", /\b(?:relationship|married|engaged|single|dating|divorced|separated)\b/i],
+  ["pet", pets],
+  ["diet", /\b(?:diet|vegan|vegetarian|pescatarian|eat meat|eats meat|keto|plant-based)\b/i],
+  ["email", /\be-?mail\b/i],
+  ["phone", /\b(?:phone|number|cell|mobile|call|text|reach)\b/i],
+  ["address", /\baddress\b/i],
+  ["car", /\b(?:car|cars|drive|drives|driving|vehicle)\b/i],
+  [
+    "school",
+    /\b(?:university|college|school|uni|stud(?:y|ies|ying)|degree|credential|phd|master'?s|programme|program)\b/i
+  ],
+  ["likes", /\b(?:like|likes|enjoy|enjoys|love|loves|hobb(?:y|ies)|into|interests?|passion|fan of)\b/i]
+]
+
+/** The attributes and subject a question asks about. */
+export const askedFacts = (question: string): AskedFacts => {
+  const attributes = askedAttributes
+    .filter(([, pattern]) => pattern.test(question))
+    .map(([attribute]) => attribute)
+  const favourite =
+    /\bfavou?rite\s+([\w -]{2,30}?)(?:\s+(?:now|these days|currently|right now))?\??$|\bfavou?rite\s+(\w+)/i.exec(
+      question
+    )
+  // "Which band did he call his favourite?": the kind is the noun the question opens with.
+  const kindFirst = /^\s*(?:what|which)\s+([a-z]+)\b.*\bfavou?rites?\b\W*$/i.exec(question)
+  if (favourite === null && kindFirst !== null)
+    attributes.push(
+      `favorite:${kindFirst[1]!
+        .toLowerCase()
+        .replace(/colour/g, "color")
+        .replace(/s$/, "")}`
+    )
+  if (favourite !== null)
+    attributes.push(
+      `favorite:${(favourite[1] ?? favourite[2]!)
+        .toLowerCase()
+        .trim()
+        .replace(/colour/g, "color")
+        .replace(/s$/, "")}`
+    )
+  const counted = /\bhow many\s+(\w+)(?:\s+(\w+))?/i.exec(question)
+  if (counted !== null) {
+    // "how many kids", "how many rescue cats": the counted thing is one of the next two words.
+    const slot = [counted[1], counted[2]]
+      .map((w) => countedThings[(w ?? "").toLowerCase()])
+      .find((s) => s !== undefined)
+    if (slot !== undefined) attributes.push(`count:${slot}`)
+    if (/\b(?:family|people)\b/i.test(question)) attributes.push("count:family")
+  }
+  for (const [word, event] of Object.entries(plannedEvents))
+    if (new RegExp(`\\b${word}s?\\b`, "i").test(question)) attributes.push(`plan:${event}`)
+  // "Who is she dating?" asks for the person, not where the relationship stands.
+  const person = /^\s*(?:who|whom|whose)\b/i.test(question)
+  return {
+    attributes: [...new Set(attributes)].filter((a) => !(person && a === "relationship")),
+    subject: subjectAsked(question)
+  }
+}
+
+// Capitalized words a question opens with or that are not people.
+const notNamed = new Set(
+  "what where when who whom whose which how why is are was were do does did has have had can could would will should my our i the a an".split(
+    " "
+  )
+)
+
+/** Whom a question is about: `self` for I/my, the first name it mentions, or undefined. */
+const subjectAsked = (question: string): string | undefined => {
+  if (/\b(?:I|my|me|we|our)\b/.test(question)) return "self"
+  const names = question.match(/\b\p{Lu}[\p{L}'’-]+/gu) ?? []
+  const name = names.map((n) => n.replace(/['’]s$/, "")).find((n) => !notNamed.has(n.toLowerCase()))
+  return name?.toLowerCase()
+}
+
+/** Whether a stated attribute answers an asked one (`plan:trip` asks for `plan:trip:japan` too). */
+export const answersAsked = (stated: string, asked: string): boolean =>
+  stated === asked || stated.startsWith(`${asked}:`)

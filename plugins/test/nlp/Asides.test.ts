@@ -1,0 +1,35 @@
+import { isAside } from "@umo/plugins/nlp"
+import { describe, expect, it } from "vitest"
+
+describe("isAside", () => {
+  it("takes questions, wishes, conditions, someone else's news and visits for asides", () => {
+    for (const text of [
+      "Anyone know a good dentist in Leeds?",
+      "I'd love to live by the sea one day",
+      "Maybe Peru next year if the knee cooperates",
+      "If the offer comes through we'll move to Bristol",
+      "My brother just moved to Oslo",
+      "Neighbour's spaniel had puppies, eight of them!",
+      "Coworker just got back from Bolivia",
+      "Brother-in-law bought a Tesla and won't shut up about it",
+      "She got the job at Spotify!",
+      "We spent a long weekend in Seville in May",
+      "Visiting my parents in Izmir for the holidays"
+    ])
+      expect(isAside(text), text).toBe(true)
+  })
+
+  it("takes the writer's own statements, however worded, for statements", () => {
+    for (const text of [
+      "Keys to our Rotterdam apartment in hand!",
+      "Nobody warned me Nairobi gets THIS cold",
+      "Badge photo taken, officially a Shopify employee!",
+      "Our first Christmas in the new Leeds flat!",
+      "Meet Nessa, our new rescue lurcher!",
+      "Poi passed away this morning.",
+      "It's been a year in Lisbon and I'm not going back",
+      "Moved back home for a weekend visit that turned into forever"
+    ])
+      expect(isAside(text), text).toBe(false)
+  })
+})
