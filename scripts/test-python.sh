@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# The Python client: a strict type check with mypy (from the private virtualenv that
-# scripts/fetch-models.sh prepares) and its unittest suite, which starts the real server, run by
-# the system's python3 with nothing installed — the client needs only the standard library.
+# The Python client: a strict type check with mypy (from the test tools' virtualenv, which
+# scripts/test-tools.sh makes) and its unittest suite, which starts the real server, run by the
+# system's python3 with nothing installed — the client needs only the standard library. Run
+# through scripts/with-node.sh (`npm run test:python`), so the server gets Node >= 22.19.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="${UMO_MODELS_VENV:-$root/.cache/models-venv}"
+venv="${UMO_TEST_VENV:-$root/.cache/test-venv}"
 cd "$root"
-if ! "$venv/bin/python" -c "import mypy" 2>/dev/null; then
-  echo "test-python: mypy is not in $venv; run \`npm run fetch-models\` first" >&2
-  exit 1
-fi
-"$venv/bin/python" -m mypy --strict clients/python/umo_client clients/python/tests
+bash scripts/test-tools.sh
+"$venv/bin/python" -m mypy --strict --cache-dir "$root/.cache/mypy" clients/python/umo_client clients/python/tests
 python3 -m unittest discover -s clients/python/tests -t clients/python

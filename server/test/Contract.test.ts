@@ -6,8 +6,9 @@ import { type ProviderStub, startProviderStub } from "./support/ProviderStub.js"
 import { type LiveServer, startServer } from "./support/ServerProcess.js"
 
 const root = join(import.meta.dirname, "..", "..")
-// scripts/fetch-models.sh keeps Schemathesis (pinned) in the private virtualenv beside the models'.
-const venv = process.env["UMO_MODELS_VENV"] ?? join(root, ".cache", "models-venv")
+// scripts/test-tools.sh (the pretest step of `npm test`) keeps Schemathesis, pinned, in the test
+// tools' virtualenv.
+const venv = process.env["UMO_TEST_VENV"] ?? join(root, ".cache", "test-venv")
 const st = join(venv, "bin", "st")
 const key = "umo_contract-test-key-000000000000000000000"
 
@@ -49,7 +50,7 @@ describe("the OpenAPI document against the server (Schemathesis, every check)", 
   }, 60_000)
 
   it("finds no failure", async () => {
-    expect(existsSync(st), `${st} is missing: run \`npm run fetch-models\``).toBe(true)
+    expect(existsSync(st), `${st} is missing: run \`bash scripts/test-tools.sh\``).toBe(true)
     const seed = String(Math.floor(Math.random() * 2 ** 31))
     const args = [
       "--config-file",

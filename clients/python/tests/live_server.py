@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -30,12 +31,30 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _new_enough(node: str) -> bool:
+    try:
+        version = subprocess.run([node, "-p", "process.versions.node"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return False
+    if version.returncode != 0:
+        return False
+    major, minor = version.stdout.strip().split(".")[:2]
+    return (int(major), int(minor)) >= (22, 19)
+
+
+@functools.cache
 def _node() -> str:
-    # Under `npm test` npm names the Node it runs on; otherwise the first `node` on PATH.
-    node = os.environ.get("npm_node_execpath") or shutil.which("node")
-    if not node:
-        raise RuntimeError("no node on PATH: run `export PATH=\"$(scripts/ensure-node.sh):$PATH\"` first")
-    return node
+    # Under `npm test` scripts/with-node.sh names the Node >= 22.19 it put first on PATH; otherwise
+    # the first `node` on PATH if it is new enough, else the one scripts/ensure-node.sh provides.
+    for node in (os.environ.get("npm_node_execpath"), shutil.which("node")):
+        if node and _new_enough(node):
+            return node
+    found = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "ensure-node.sh")], capture_output=True, text=True, check=False
+    )
+    if found.returncode != 0:
+        raise RuntimeError(f"no Node >= 22.19: scripts/ensure-node.sh failed:\n{found.stderr}")
+    return str(Path(found.stdout.strip()) / "node")
 
 
 class LiveServer:

@@ -1,9 +1,9 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
 import { AnswerModelError, type AnswerModelShape, type AnswerRequest, clipText } from "@umo/core"
 import { Effect } from "effect"
-import type { LlamaContextSequence } from "node-llama-cpp"
 import type { TaskQueue } from "../support/TaskQueue.js"
 import { generatedAnswer, nothingToGoOn } from "./Citations.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
@@ -13,6 +13,89 @@ export interface LocalModelFile {
   readonly id: string
   /** Its path under the models directory (`fetch-models` puts it there). */
   readonly file: string
+  /** The command that fetches it (default `npm run fetch-models -- --llm`). */
+  readonly fetch?: string | undefined
+}
+
+/** What installs the runtime and the default models: `npm run fetch-models -- --llm`. */
+export const fetchCommand = "npm run fetch-models -- --llm"
+
+/**
+ * Where llama.cpp's runtime is: `node-llama-cpp` and its CPU build for this platform, which
+ * `npm run fetch-models -- --llm` installs into a prefix of their own, apart from the default
+ * install (they are 85 MB that the default extractive answerer never loads). `UMO_LLM_RUNTIME`,
+ * default `./.cache/llm`.
+ */
+export const runtimeDir = (): string => resolve(process.env["UMO_LLM_RUNTIME"] ?? join(".cache", "llm"))
+
+/** The entry module of the `node-llama-cpp` installed in `dir`, or undefined if there is none. */
+export const runtimeEntry = (dir: string): string | undefined => {
+  const packageDir = join(dir, "node_modules", "node-llama-cpp")
+  try {
+    const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+      readonly main?: string
+      readonly exports?: { readonly "."?: { readonly import?: string } }
+    }
+    const entry = join(packageDir, manifest.exports?.["."]?.import ?? manifest.main ?? "index.js")
+    return existsSync(entry) ? entry : undefined
+  } catch {
+    return undefined
+  }
+}
+
+// The few parts of node-llama-cpp's API used here. It is not a dependency of this package (it is
+// installed apart, see `runtimeDir`), so its types are not at hand either.
+interface LlamaModel {
+  readonly tokenize: (text: string) => ReadonlyArray<unknown>
+  readonly createContext: (options: {
+    readonly contextSize: number
+    readonly batchSize: number
+    readonly sequences: number
+    readonly threads: number
+  }) => Promise<{ readonly getSequence: () => LlamaContextSequence }>
+}
+interface LlamaContextSequence {
+  readonly model: LlamaModel
+}
+interface LlamaChatSession {
+  readonly promptWithMeta: (
+    text: string,
+    options: {
+      readonly responsePrefix: string
+      readonly maxTokens: number
+      readonly temperature: number
+      readonly signal: AbortSignal
+      readonly stopOnAbortSignal: boolean
+    }
+  ) => Promise<{ readonly responseText: string }>
+  readonly dispose: (options: { readonly disposeSequence: boolean }) => void
+}
+interface NodeLlamaCpp {
+  readonly getLlama: (options: {
+    readonly gpu: false
+    readonly build: "never"
+    readonly logLevel: unknown
+  }) => Promise<{ readonly loadModel: (options: { readonly modelPath: string }) => Promise<LlamaModel> }>
+  readonly LlamaLogLevel: { readonly error: unknown }
+  readonly LlamaChatSession: new (options: {
+    readonly contextSequence: LlamaContextSequence
+    readonly systemPrompt: string
+    readonly autoDisposeSequence: boolean
+  }) => LlamaChatSession
+}
+
+// The runtime's module, imported once per directory.
+const runtimes = new Map<string, Promise<NodeLlamaCpp>>()
+const importRuntime = (dir: string): Promise<NodeLlamaCpp> => {
+  const existing = runtimes.get(dir)
+  if (existing) return existing
+  const entry = runtimeEntry(dir)
+  if (entry === undefined)
+    return Promise.reject(new Error(`node-llama-cpp is not installed in ${dir}; run \`${fetchCommand}\``))
+  const imported = import(pathToFileURL(entry).href) as Promise<NodeLlamaCpp>
+  runtimes.set(dir, imported)
+  imported.catch(() => runtimes.delete(dir))
+  return imported
 }
 
 /** What one answer may cost. */
@@ -62,7 +145,7 @@ export const prompt = (request: AnswerRequest, memoryChars: number) =>
     ...request.contexts.map((c) => {
       // A small model copies "last week" as it finds it; the day it means is worked out for it.
       const relative = resolveRelativeTime(c.content, c.timestamp)
-      const when = `written ${readableDay(new Date(c.timestamp))}${relative ? `; the time it mentions: ${relative}` : ""}`
+      const when = `written ${readableDay(new Date(c.timestamp))}${relative ? `; the time it mentions: ${relative}` : ""}${c.outdated ? "; since replaced by a newer memory" : ""}`
       return `[${c.index}] (${when}) ${clipText(c.content, memoryChars)}`
     }),
     `Question: ${request.question}`
@@ -97,13 +180,13 @@ const failure = (model: string, reason: AnswerModelError["reason"], detail: stri
 
 /**
  * The context sequence a model answers in, loaded once on first use and kept: llama.cpp from the
- * prebuilt binaries `node-llama-cpp` ships (nothing compiles or downloads), on the CPU.
+ * prebuilt CPU binaries installed with `node-llama-cpp` (nothing compiles or downloads).
  */
-const load = (path: string, threads: number) => {
+const load = (runtime: string, path: string, threads: number) => {
   let loading: Promise<LlamaContextSequence> | undefined
   return () => {
     loading ??= (async () => {
-      const { getLlama, LlamaLogLevel } = await import("node-llama-cpp")
+      const { getLlama, LlamaLogLevel } = await importRuntime(runtime)
       const llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error })
       const model = await llama.loadModel({ modelPath: path })
       // Batches of 256 tokens: an ask past its deadline stops after the batch under way.
@@ -121,13 +204,13 @@ const load = (path: string, threads: number) => {
 // One loaded copy of a file per queue: models made on the same file and queue share it (their
 // asks never overlap), while a model on another queue gets its own sequence.
 const loaded = new WeakMap<TaskQueue, Map<string, () => Promise<LlamaContextSequence>>>()
-const loader = (queue: TaskQueue, path: string, threads: number) => {
+const loader = (queue: TaskQueue, runtime: string, path: string, threads: number) => {
   const files = loaded.get(queue) ?? new Map<string, () => Promise<LlamaContextSequence>>()
   loaded.set(queue, files)
-  const key = `${path}#${threads}`
+  const key = `${runtime}#${path}#${threads}`
   const existing = files.get(key)
   if (existing) return existing
-  const made = load(path, threads)
+  const made = load(runtime, path, threads)
   files.set(key, made)
   return made
 }
@@ -139,24 +222,30 @@ const loader = (queue: TaskQueue, path: string, threads: number) => {
  * then checked against the memories (see `checkCitations`). Each answer is held to
  * `limits.maxTokens` tokens and `limits.timeoutMs` (time in the queue included), and asks run one
  * at a time through `queue`, shared by all local models so that two never split the cores. A model
- * whose file is not installed is offered as unavailable, with how to fetch it.
+ * whose file or runtime (`runtime`, default `runtimeDir()`) is not installed is offered as
+ * unavailable, with how to fetch it.
  */
 export const make = (
   spec: LocalModelFile,
   modelsDir: string,
   queue: TaskQueue,
-  limits: GenerationLimits = defaultLimits
+  limits: GenerationLimits = defaultLimits,
+  runtime: string = runtimeDir()
 ): AnswerModelShape => {
   const path = join(modelsDir, spec.file)
-  const installed = existsSync(path)
-  const sequence = loader(queue, path, limits.threads)
+  const missing = [
+    ...(runtimeEntry(runtime) === undefined ? [`node-llama-cpp is not installed in ${runtime}`] : []),
+    ...(existsSync(path) ? [] : [`${spec.file} is not in ${modelsDir}`])
+  ]
+  const installed = missing.length === 0
+  const sequence = loader(queue, runtime, path, limits.threads)
 
   /**
    * Generates under `signal`; resolves with the text so far once the signal aborts. A model still
    * loading when the signal aborts goes on loading for the next ask, and this one stops at once.
    */
   const generate = async (request: AnswerRequest, signal: AbortSignal): Promise<string> => {
-    const { LlamaChatSession } = await import("node-llama-cpp")
+    const { LlamaChatSession } = await importRuntime(runtime)
     const aborted = new Promise<undefined>((resolve) =>
       signal.addEventListener("abort", () => resolve(undefined))
     )
@@ -232,7 +321,7 @@ export const make = (
       return generatedAnswer(text, request)
     }).pipe(Effect.withSpan(`AnswerModel.${spec.id}`))
 
-  const unavailable = `${spec.file} is not in ${modelsDir}; run \`npm run fetch-models\``
+  const unavailable = `${missing.join(" and ")}; run \`${spec.fetch ?? fetchCommand}\``
   return {
     id: spec.id,
     kind: "local",

@@ -27,8 +27,9 @@ export const knownModels = {
 export const defaultModel = "sentence-transformers/all-mpnet-base-v2"
 
 /**
- * The graphs scripts/fetch-models.sh writes for each model: the fp32 export (`onnx/model.onnx`)
- * and its int8 dynamic quantization (`onnx/model_int8.onnx`).
+ * The graphs scripts/fetch-models.sh can write for each model: its int8 dynamic quantization
+ * (`onnx/model_int8.onnx`, the one `npm install` prepares) and the fp32 graph
+ * (`onnx/model.onnx`, with `npm run fetch-models -- --fp32`).
  */
 export const precisions = ["int8", "fp32"] as const
 export type Precision = (typeof precisions)[number]
@@ -50,6 +51,20 @@ const graphFile = { fp32: "model.onnx", int8: "model_int8.onnx" } as const satis
  */
 export const pinnedId = (model: string, precision: Precision) =>
   precision === "fp32" ? model : `${model}@int8-v2`
+
+/**
+ * How to get a model's graph: `npm install` prepares the default model's int8 graph, and
+ * `npm run fetch-models` the others it knows with a flag each (`--minilm`, `--fp32`).
+ */
+export const fetchHint = (model: string, precision: Precision) => {
+  const flags = [
+    ...(model === "sentence-transformers/all-MiniLM-L6-v2" ? ["--minilm"] : []),
+    ...(precision === "fp32" ? ["--fp32"] : [])
+  ]
+  if (model !== defaultModel && flags[0] !== "--minilm")
+    return `put ${model}'s ONNX export there (scripts/fetch-models.sh prepares only ${defaultModel} and all-MiniLM-L6-v2)`
+  return `run \`npm run fetch-models${flags.length > 0 ? ` -- ${flags.join(" ")}` : ""}\``
+}
 
 export interface TransformersOptions {
   /** Directory holding `<model>/onnx/model.onnx` and its tokenizer (see scripts/fetch-models.sh). */
@@ -78,7 +93,7 @@ export const make = (options: TransformersOptions) =>
         reason: "ModelUnavailable",
         model: pinned,
         detail: known
-          ? `${modelFile} not found; run \`npm run fetch-models\` (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
+          ? `${modelFile} not found; ${fetchHint(id, precision)} (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
           : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
       })
     }

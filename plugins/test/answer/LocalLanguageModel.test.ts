@@ -9,6 +9,13 @@ const modelsDir = process.env["UMO_MODELS_DIR"] ?? "./models"
 // The smallest real model fetch-models installs (SmolLM2-135M-Instruct, 98 MB): what it says is
 // not checked for truth here, only what the service does with it.
 const smallest = DefaultAnswerModels.localLanguageModels.find((m) => m.id === "smollm2-135m-instruct")!
+// The tests with the real model run when `npm run fetch-models -- --llm` has installed llama.cpp's
+// runtime and the model (CI does); otherwise they are skipped, and say so.
+const runtime = LocalLanguageModel.runtimeDir()
+const skipped = LocalLanguageModel.make(smallest, modelsDir, makeTaskQueue(1)).unavailable
+if (skipped !== undefined)
+  console.warn(`LocalLanguageModel: the tests with a real GGUF model are SKIPPED: ${skipped}`)
+const withModel = it.live.skipIf(skipped !== undefined)
 
 const context = (index: number, content: string) => ({
   index,
@@ -37,10 +44,34 @@ describe("LocalLanguageModel", () => {
         modelsDir,
         makeTaskQueue(1)
       )
-      expect(model.unavailable).toContain("npm run fetch-models")
+      expect(model.unavailable).toContain("gguf/absent.gguf is not in")
+      expect(model.unavailable).toContain("run `npm run fetch-models -- --llm`")
       expect(yield* failureOf(model)).toBe("NotInstalled")
     })
   )
+
+  it.effect("without llama.cpp's runtime, every local model is unavailable and says how to install it", () =>
+    Effect.gen(function* () {
+      const nowhere = "/nonexistent/umo-llm-runtime"
+      expect(LocalLanguageModel.runtimeEntry(nowhere)).toBeUndefined()
+      const model = LocalLanguageModel.make(smallest, modelsDir, makeTaskQueue(1), limits, nowhere)
+      expect(model.unavailable).toContain(`node-llama-cpp is not installed in ${nowhere}`)
+      expect(model.unavailable).toContain("run `npm run fetch-models -- --llm`")
+      expect(yield* failureOf(model)).toBe("NotInstalled")
+      // A model fetch-models leaves out unless named says how to name it.
+      const larger = DefaultAnswerModels.localLanguageModels.find(
+        (m) => m.id === "qwen2.5-coder-1.5b-instruct"
+      )!
+      expect(
+        LocalLanguageModel.make(larger, "/nonexistent", makeTaskQueue(1), limits, nowhere).unavailable
+      ).toContain("run `npm run fetch-models -- --llm=qwen2.5-coder-1.5b-instruct`")
+    })
+  )
+
+  test("finds the runtime where `npm run fetch-models -- --llm` installs it, when it is there", () => {
+    const entry = LocalLanguageModel.runtimeEntry(runtime)
+    if (skipped === undefined) expect(entry).toMatch(/node-llama-cpp[\\/]dist[\\/]index\.js$/)
+  })
 
   test("gives each memory its share of the prompt, shrunk until the whole fits its token budget", () => {
     const limits = LocalLanguageModel.defaultLimits
@@ -59,7 +90,7 @@ describe("LocalLanguageModel", () => {
     )
   })
 
-  it.live("answers with a real GGUF model, and every [n] it keeps names a memory it was given", () =>
+  withModel("answers with a real GGUF model, and every [n] it keeps names a memory it was given", () =>
     Effect.gen(function* () {
       const model = LocalLanguageModel.make(smallest, modelsDir, makeTaskQueue(4), limits)
       expect(model.unavailable).toBeUndefined()
@@ -74,7 +105,7 @@ describe("LocalLanguageModel", () => {
     })
   )
 
-  it.live("holds an answer to its token budget", () =>
+  withModel("holds an answer to its token budget", () =>
     Effect.gen(function* () {
       const model = LocalLanguageModel.make(smallest, modelsDir, makeTaskQueue(4), {
         ...limits,
@@ -88,7 +119,7 @@ describe("LocalLanguageModel", () => {
     })
   )
 
-  it.live("gives up at its timeout, loading or generating, and the next question is answered", () =>
+  withModel("gives up at its timeout, loading or generating, and the next question is answered", () =>
     Effect.gen(function* () {
       const queue = makeTaskQueue(4)
       const hasty = LocalLanguageModel.make(smallest, modelsDir, queue, {
@@ -109,7 +140,7 @@ describe("LocalLanguageModel", () => {
     })
   )
 
-  it.live("asks queue one at a time, and past the queue's bound are told the model is busy", () =>
+  withModel("asks queue one at a time, and past the queue's bound are told the model is busy", () =>
     Effect.gen(function* () {
       const model = LocalLanguageModel.make(smallest, modelsDir, makeTaskQueue(1), limits)
       const outcomes = yield* Effect.all(

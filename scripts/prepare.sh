@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What `npm install` (and `npm ci`) does after installing the packages — its prepare step — so
+# that `npm start` works next, whatever Node the machine has:
+#   1. a Node >= 22.19: the one on PATH, else Node 24 fetched into .cache/node (ensure-node.sh);
+#   2. onnxruntime-node's builds for other platforms deleted (prune-platforms.mjs);
+#   3. the workspaces built, on that Node;
+#   4. the default models prepared (fetch-models.sh: the default embedder and the reranker; a
+#      failure there warns, and `npm start` then says what to do).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+started=$(date +%s)
+step() { echo "prepare: [$(($(date +%s) - started))s] $*" >&2; }
+
+step "Node >= 22.19"
+bin="$(bash scripts/ensure-node.sh)"
+"$bin/node" scripts/prune-platforms.mjs
+step "building the workspaces with Node $("$bin/node" --version)"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+bash scripts/with-node.sh npm run --silent build >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+step "the default models"
+bash scripts/fetch-models.sh --optional
+step "done: \`npm start\` serves on http://127.0.0.1:8787"

@@ -1,0 +1,63 @@
+// Deletes the native binaries of other platforms that npm packages ship all together: of
+// onnxruntime-node's builds (288 MB for Linux, macOS and Windows, x64 and arm64) only this
+// platform's is kept (45 MB on linux-x64). npm has no way to install one platform's files of a
+// package, so `npm install` runs this after it (the prepare step). Idempotent; runs on any Node.
+import { existsSync, readdirSync, rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const keep = { platform: process.platform, arch: process.arch }
+
+/** Where `name` is installed: node_modules of the root and of the workspaces, nested ones included. */
+const installs = (name) => {
+  const found = []
+  const visit = (modules, depth) => {
+    if (!existsSync(modules)) return
+    if (existsSync(join(modules, name))) found.push(join(modules, name))
+    if (depth === 0) return
+    for (const entry of readdirSync(modules)) {
+      const dirs = entry.startsWith("@")
+        ? readdirSync(join(modules, entry)).map((d) => join(entry, d))
+        : [entry]
+      for (const dir of dirs) visit(join(modules, dir, "node_modules"), depth - 1)
+    }
+  }
+  for (const base of [root, ...readdirSync(root).map((d) => join(root, d))])
+    visit(join(base, "node_modules"), 2)
+  return [...new Set(found)]
+}
+
+/** Every <platform>/<arch> build directory under a package's bin/napi-v*, but this one's, removed. */
+const prune = (pkgDir) => {
+  const bin = join(pkgDir, "bin")
+  if (!existsSync(bin)) return 0
+  let removed = 0
+  for (const napi of readdirSync(bin).filter((d) => d.startsWith("napi-v"))) {
+    for (const platform of readdirSync(join(bin, napi))) {
+      const platformDir = join(bin, napi, platform)
+      if (platform !== keep.platform) {
+        rmSync(platformDir, { recursive: true, force: true })
+        removed++
+        continue
+      }
+      for (const arch of readdirSync(platformDir)) {
+        if (arch === keep.arch) continue
+        rmSync(join(platformDir, arch), { recursive: true, force: true })
+        removed++
+      }
+    }
+  }
+  const napis = readdirSync(bin).filter((d) => d.startsWith("napi-v"))
+  if (!napis.some((napi) => existsSync(join(bin, napi, keep.platform, keep.arch))))
+    console.warn(`prune-platforms: ${pkgDir} has no build for ${keep.platform}-${keep.arch}`)
+  return removed
+}
+
+for (const pkgDir of installs("onnxruntime-node")) {
+  const removed = prune(pkgDir)
+  if (removed > 0)
+    console.error(
+      `prune-platforms: removed ${removed} other-platform builds from ${pkgDir} (kept ${keep.platform}-${keep.arch})`
+    )
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The Python tools only the tests use, in a virtualenv of their own made on the first `npm test`
+# (its pretest step), not at install: mypy (the Python client's type checker, scripts/test-python.sh)
+# and Schemathesis (the API document against a live server, server/test/Contract.test.ts), pinned.
+# UMO_TEST_VENV, default .cache/test-venv. Idempotent: a no-op once they are there.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${UMO_TEST_VENV:-$root/.cache/test-venv}"
+python="${PYTHON:-python3}"
+mypy_version="1.18.2"
+schemathesis_version="4.32.5"
+
+ready() {
+  [ -x "$venv/bin/python" ] &&
+    [ "$("$venv/bin/python" -m mypy --version 2>/dev/null | cut -d' ' -f2)" = "$mypy_version" ] &&
+    [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ]
+}
+if ready; then exit 0; fi
+
+echo "test-tools: installing mypy $mypy_version and Schemathesis $schemathesis_version into $venv" >&2
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+# The machine's pip configuration may name index directories that do not exist: pip's warning
+# about each is dropped.
+PIP_NO_CACHE_DIR=1 "$venv/bin/pip" install --quiet --disable-pip-version-check \
+  "mypy==$mypy_version" "schemathesis==$schemathesis_version" \
+  2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+ready || { echo "test-tools: the tools did not install" >&2; exit 1; }
