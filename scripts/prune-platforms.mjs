@@ -1,7 +1,10 @@
-// Deletes the native binaries of other platforms that npm packages ship all together: of
-// onnxruntime-node's builds (288 MB for Linux, macOS and Windows, x64 and arm64) only this
-// platform's is kept (45 MB on linux-x64). npm has no way to install one platform's files of a
-// package, so `npm install` runs this after it (the prepare step). Idempotent; runs on any Node.
+// Deletes what npm installs but nothing here can run: of onnxruntime-node's builds (288 MB for
+// Linux, macOS and Windows, x64 and arm64) all but this platform's (45 MB on linux-x64), and
+// onnxruntime-web (141 MB), the browser's ONNX runtime, which @huggingface/transformers lists as a
+// dependency but whose Node build never loads (it runs onnxruntime-node; its browser build bundles
+// its own copy). npm has no way to leave out one platform's files of a package, or a dependency of
+// a dependency (an override to a local stub resolves against the wrong directory in npm 11), so
+// `npm install` runs this after it (the prepare step). Idempotent; runs on any Node.
 import { existsSync, readdirSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -60,4 +63,9 @@ for (const pkgDir of installs("onnxruntime-node")) {
     console.error(
       `prune-platforms: removed ${removed} other-platform builds from ${pkgDir} (kept ${keep.platform}-${keep.arch})`
     )
+}
+
+for (const pkgDir of installs("onnxruntime-web")) {
+  rmSync(pkgDir, { recursive: true, force: true })
+  console.error(`prune-platforms: removed ${pkgDir} (the browser's ONNX runtime; Node runs onnxruntime-node)`)
 }
