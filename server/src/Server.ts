@@ -11,6 +11,7 @@ import { AccountHandlers } from "./http/AccountHandlers.js"
 import { AskHandlers } from "./http/AskHandlers.js"
 import { AuthenticationLive } from "./http/Authentication.js"
 import { ConsoleFiles } from "./http/ConsoleFiles.js"
+import { FrontDoor } from "./http/FrontDoor.js"
 import { InsightHandlers } from "./http/InsightHandlers.js"
 import { McpRoute } from "./http/McpRoute.js"
 import { MemoriesHandlers } from "./http/MemoriesHandlers.js"
@@ -59,8 +60,8 @@ export const ApiRoutes = Documented.pipe(
   Layer.provide([AuthenticationLive, SchemaErrorsLive])
 )
 
-/** The routes, `/mcp` and `/console`, served with the request middleware (ids, rate limits, logs, error bodies). */
-export const App = HttpRouter.serve(Layer.mergeAll(ApiRoutes, McpRoute, ConsoleFiles), {
+/** The routes, `/` (the front door), `/mcp` and `/console`, served with the request middleware (ids, rate limits, logs, error bodies). */
+export const App = HttpRouter.serve(Layer.mergeAll(ApiRoutes, FrontDoor, McpRoute, ConsoleFiles), {
   middleware: requestMiddleware,
   disableLogger: true
 })

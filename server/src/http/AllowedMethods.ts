@@ -2,10 +2,11 @@ import { OpenApi } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
 
 /**
- * The routes served beside the API's own: its document, its documentation page, MCP, the console
- * (`/**`: any path below, as the console's files and the app's own paths are).
+ * The routes served beside the API's own: the front door, its document, its documentation page,
+ * MCP, the console (`/**`: any path below, as the console's files and the app's own paths are).
  */
 const servedBeside: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["/", ["GET"]],
   ["/openapi.json", ["GET"]],
   ["/docs", ["GET"]],
   ["/mcp", ["POST"]],
