@@ -11,7 +11,7 @@
  */
 import { LedgerEntry, Metadata, ScopeFields } from "@umo/core"
 import { Schema } from "effect"
-import { IdempotencyKey, Source } from "./Fields.js"
+import { Source } from "./Fields.js"
 import { SelectionFields } from "./Filters.js"
 import { ImportedFrom, SigningKeys } from "./Results.js"
 
@@ -26,7 +26,13 @@ export const ExportRequest = Schema.Struct({
     description:
       "also each memory's chunk vectors (default false): an import into a store with the same embedder then embeds nothing"
   }),
-  after_id: Schema.optional(IdempotencyKey).annotate({
+  after_id: Schema.optional(
+    Schema.String.check(
+      Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+        message: "must be a memory id (a UUID)"
+      })
+    )
+  ).annotate({
     description: "resume: only memories captured after this one (the umo_id of the last line written)"
   })
 })

@@ -18,11 +18,12 @@ import { join } from "node:path"
 import * as Client from "@umo/client"
 import { type Account, AccountStore } from "@umo/core"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import { memoryLayer, type UmoConfig } from "./Config.js"
 import { isMemoryError, type MemoryError, statusOf } from "./Errors.js"
 import { Memory, MemoryAccount, type MemoryShape } from "./Memory.js"
 import * as Results from "./Results.js"
+import * as Transfers from "./Transfers.js"
 
 export interface OpenMemoryOptions extends UmoConfig {
   /**
@@ -52,6 +53,18 @@ const clientError = (cause: Cause.Cause<unknown>): Client.UMOError => {
     ? Client.errorFor(statusOf(error), error.detail, null, null)
     : new Client.APIError(`the memory service failed: ${Cause.pretty(cause)}`, 500)
 }
+
+/** What a stream's iteration threw, as the error `UMOClient` raises. */
+const thrownError = (error: unknown): Client.UMOError =>
+  error instanceof Client.UMOError ? error : clientError(Cause.fail(error))
+
+/** An import's input as the stream the service reads. */
+const inputStream = (input: Client.ImportInput): Stream.Stream<Uint8Array | string, unknown> =>
+  typeof input === "string" || input instanceof Uint8Array
+    ? Stream.make(input)
+    : Symbol.asyncIterator in input
+      ? Stream.fromAsyncIterable(input, (cause) => cause)
+      : Stream.fromIterable(input)
 
 /** The storage of `options`: PGlite in `dataDir`, or PostgreSQL; the key file in `dataDir`. */
 const storageOf = (options: OpenMemoryOptions) => {
@@ -109,6 +122,21 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
     )
     if (Exit.isFailure(exit)) throw clientError(exit.cause)
     return exit.value as Client.Raw
+  }
+
+  /** An export's lines, each encoded as the server writes it, made as the loop asks for them. */
+  async function* exportLines(options: Client.ExportOptions): AsyncGenerator<Client.ExportLine> {
+    const lines = Stream.unwrap(
+      Effect.flatMap(Effect.service(Memory), (m) => m.exportMemories(Client.exportRequest(options)))
+    ).pipe(
+      Stream.mapEffect((line) => Effect.orDie(Schema.encodeEffect(Transfers.ExportLine)(line))),
+      Stream.provideService(MemoryAccount, account)
+    )
+    try {
+      yield* Stream.toAsyncIterableWith(lines, await runtime.context()) as AsyncIterable<Client.ExportLine>
+    } catch (error) {
+      throw thrownError(error)
+    }
   }
 
   const memory: OpenMemory = {
@@ -185,6 +213,13 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
     },
     chain: async (options = {}) =>
       new Client.ChainPage(await call(Results.ChainPage, (m) => m.chain(options))),
+    exportMemories: (options = {}) => exportLines(options),
+    importMemories: async (input, options = {}) =>
+      new Client.ImportSummary(
+        await call(Transfers.ImportSummary, (m) =>
+          m.importMemories(inputStream(input), Client.importRequest(options))
+        )
+      ),
     close: () => runtime.dispose()
   }
   return memory

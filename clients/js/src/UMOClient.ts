@@ -14,7 +14,8 @@ import {
 } from "./models.js"
 import { Account, Answer, Comparison, Models } from "./results.js"
 import type { Jwk, KeyRotation, SigningKeySet } from "./signed.js"
-import { type Call, send, type TransportOptions } from "./transport.js"
+import { type ExportLine, exportLines, ImportSummary } from "./transfers.js"
+import { type Call, lines, send, type TransportOptions } from "./transport.js"
 import {
   type AnswerOptions,
   type AskOptions,
@@ -29,7 +30,12 @@ import {
   compareRequest,
   type EraseOptions,
   type ExplainOptions,
+  type ExportOptions,
+  exportRequest,
   type Idempotent,
+  type ImportInput,
+  type ImportOptions,
+  importRequest,
   iteratePages,
   type ListOptions,
   listRequest,
@@ -69,7 +75,8 @@ const queryOf = (fields: Readonly<Record<string, unknown>>): Record<string, stri
 /**
  * A client of the UMO API. The nine verbs of the spec — `capture`, `ask` (search), `get`, `list`,
  * `verify`, `explain`, `forget`, `upload`, `batch` — and the other calls: `answer` (`/v1/ask`),
- * `compare` (`/v1/match`), `account`, `chain` (`/v1/account/chain`), `models`, `health`, `signingKeys`.
+ * `compare` (`/v1/match`), `account`, `chain` (`/v1/account/chain`), `models`, `health`, `signingKeys`,
+ * `exportMemories` (`/v1/export`) and `importMemories` (`/v1/import`).
  * The verbs are `UMOMemory`'s: `openMemory` (`@umo/memory`) answers them in-process.
  */
 export class UMOClient implements UMOMemory {
@@ -231,6 +238,38 @@ export class UMOClient implements UMOMemory {
   async chain(options: ChainOptions = {}): Promise<ChainPage> {
     return new ChainPage(
       await this.#send({ method: "GET", path: "/v1/account/chain", query: { ...options } })
+    )
+  }
+
+  /**
+   * The memories as the lines of an export (`GET /v1/export`), parsed as they arrive: the header,
+   * each memory in capture order, the end. Write each out with `JSON.stringify(line)` and a newline
+   * for a file `importMemories` reads. An export cut short raises; `afterId` resumes it.
+   */
+  exportMemories(options: ExportOptions = {}): AsyncIterable<ExportLine> {
+    return exportLines(
+      lines(this.#transport, {
+        method: "GET",
+        path: "/v1/export",
+        query: queryOf(exportRequest(options)),
+        accept: "application/x-ndjson, application/json"
+      })
+    )
+  }
+
+  /**
+   * Imports an export of UMO or of Mem0 (`POST /v1/import`). Pieces (a file's stream, say) are sent
+   * as they come, never held whole; such a body is sent once, not retried. Running an import again
+   * stores nothing twice.
+   */
+  async importMemories(input: ImportInput, options: ImportOptions = {}): Promise<ImportSummary> {
+    return new ImportSummary(
+      await this.#send({
+        method: "POST",
+        path: "/v1/import",
+        query: queryOf(importRequest(options)),
+        body: { content: input, type: "application/x-ndjson" }
+      })
     )
   }
 

@@ -21,6 +21,7 @@ import type {
 } from "./models.js"
 import type { Account, Answer, Comparison, Models } from "./results.js"
 import type { SigningKeySet } from "./signed.js"
+import type { ExportLine, ImportSummary } from "./transfers.js"
 import type { ErasureReceipt, MemoryHistory } from "./versions.js"
 
 /** Who a memory belongs to inside the account (each 1–200 printable characters). */
@@ -130,6 +131,32 @@ export interface ExplainOptions {
   readonly query?: string
 }
 
+/** Which memories `exportMemories` writes (a selection, superseded ones included), and with what. */
+export interface ExportOptions extends Selection {
+  /** Also memories a newer one superseded (default true: an export keeps the history). */
+  readonly includeSuperseded?: boolean
+  /** Also each memory's chunk vectors (default false): a store with the same embedder embeds nothing on import. */
+  readonly embeddings?: boolean
+  /** Resume a cut export: only memories captured after this one (the `umo_id` of the last memory line had). */
+  readonly afterId?: string
+}
+
+export interface ImportOptions {
+  /** `umo` (an export of UMO), `mem0` (Mem0's `get_all` or export JSON, or a memory a line); default `auto`. */
+  readonly format?: "auto" | "umo" | "mem0"
+  /** A malformed line, or a memory whose proof fails: reported and skipped (default), or the import stops. */
+  readonly onError?: "skip" | "stop"
+  /** Let the imported memories supersede the ones their facts outdate (default false). */
+  readonly inferUpdates?: boolean
+}
+
+/** What `importMemories` reads: the whole text or bytes, or their pieces as they come (a file's stream). */
+export type ImportInput =
+  | string
+  | Uint8Array
+  | AsyncIterable<Uint8Array | string>
+  | Iterable<Uint8Array | string>
+
 /** The verbs both `UMOClient` and `openMemory(…)` answer. */
 export interface UMOMemory {
   /** Captures one text as a memory. */
@@ -168,6 +195,10 @@ export interface UMOMemory {
   signingKeys(): Promise<SigningKeySet>
   /** A page of the account's hash chain, newest first; check each entry offline with `verifyEntry`. */
   chain(options?: ChainOptions): Promise<ChainPage>
+  /** The memories as the lines of an export, read as the loop asks: header, each memory, end. */
+  exportMemories(options?: ExportOptions): AsyncIterable<ExportLine>
+  /** Imports an export of UMO or of Mem0, read as it comes; an original already imported is not stored again. */
+  importMemories(input: ImportInput, options?: ImportOptions): Promise<ImportSummary>
 }
 
 const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)
@@ -215,6 +246,16 @@ export const listRequest = ({ limit, offset, ...selection }: ListOptions = {}) =
   ...defined({ limit, offset }),
   ...selectionRequest(selection)
 })
+
+/** The export request (`GET /v1/export`), JSON-valued fields as objects. */
+export const exportRequest = ({ embeddings, afterId, ...selection }: ExportOptions = {}) => ({
+  ...selectionRequest(selection),
+  ...defined({ embeddings, after_id: afterId })
+})
+
+/** The import request (the query of `POST /v1/import`). */
+export const importRequest = (options: ImportOptions = {}) =>
+  defined({ format: options.format, on_error: options.onError, infer_updates: options.inferUpdates })
 
 /** The batch request (`POST /v1/batch`). */
 export const batchRequest = (items: ReadonlyArray<BatchInput>) => ({

@@ -40,6 +40,15 @@ export {
   Uploaded
 } from "./models.js"
 export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
+export {
+  type ExportEnd,
+  type ExportedMemory,
+  type ExportHeader,
+  type ExportLine,
+  type ImportedFrom,
+  type ImportFailure,
+  ImportSummary
+} from "./transfers.js"
 export { UMOClient, type UMOClientOptions } from "./UMOClient.js"
 export {
   type AnswerOptions,
@@ -55,9 +64,14 @@ export {
   compareRequest,
   type EraseOptions,
   type ExplainOptions,
+  type ExportOptions,
+  exportRequest,
   type FilterExpression,
   type FilterScalar,
   type Idempotent,
+  type ImportInput,
+  type ImportOptions,
+  importRequest,
   iteratePages,
   type ListOptions,
   listRequest,

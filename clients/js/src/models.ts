@@ -5,6 +5,7 @@
 
 import { list, num, obj, optNum, optStr, type Raw, str, strings } from "./fields.js"
 import type { Jwk, KeyRotation, LedgerEntry } from "./signed.js"
+import { type ImportedFrom, importedFrom } from "./transfers.js"
 
 export type { LedgerEntry } from "./signed.js"
 export type { Raw }
@@ -61,6 +62,8 @@ export class Memory {
   /** The memory that replaced it, or null while it is current. */
   readonly supersededBy: string | null
   readonly supersededAt: string | null
+  /** Where it was imported from (`importMemories`), or null when it was captured here. */
+  readonly importedFrom: ImportedFrom | null
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
@@ -84,6 +87,7 @@ export class Memory {
     this.supersedes = strings(raw, "supersedes")
     this.supersededBy = optStr(raw, "superseded_by")
     this.supersededAt = optStr(raw, "superseded_at")
+    this.importedFrom = importedFrom(raw)
   }
 }
 
