@@ -9,10 +9,11 @@
 
 from ._fields import Metadata, MetadataValue
 from ._requests import BatchInput, FilterExpression, FilterScalar, MetadataMatch, Timestamp
-from .client import UMOClient
+from .client import ImportData, UMOClient
 from .errors import (
     APIError,
     AuthenticationError,
+    IncompleteExportError,
     NotFoundError,
     RateLimitError,
     UMOError,
@@ -35,6 +36,7 @@ from .models import (
 )
 from .results import Account, Answer, Citation, Comparison, Model, Models
 from .signed import ChainPage, DeletionReceipt, LedgerEntry, Proof
+from .transfers import ExportedMemory, ExportEnd, ExportHeader, ExportLine, ImportedFrom, ImportFailure, ImportSummary
 from .versions import ErasureReceipt, MemoryHistory
 from .verify import (
     TrustedKeys,
@@ -63,8 +65,17 @@ __all__ = [
     "Entity",
     "ErasureReceipt",
     "Explanation",
+    "ExportEnd",
+    "ExportHeader",
+    "ExportLine",
+    "ExportedMemory",
     "FilterExpression",
     "FilterScalar",
+    "ImportData",
+    "ImportFailure",
+    "ImportSummary",
+    "ImportedFrom",
+    "IncompleteExportError",
     "LedgerEntry",
     "Match",
     "Memory",

@@ -1,7 +1,8 @@
-"""One HTTP call with urllib: the key, JSON or multipart bodies, idempotency keys, retries, errors."""
+"""One HTTP call with urllib: the key, JSON, multipart or streamed bodies, streamed answers, idempotency keys, retries, errors."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import random
@@ -12,11 +13,15 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import IO, Any, Callable, ContextManager, Iterable, Mapping, TypeVar, Union
 
 from .errors import APIError, UMOError, error_for, parse_retry_after
 
 Raw = Mapping[str, Any]
+T = TypeVar("T")
+
+BodyData = Union[bytes, IO[bytes], Iterable[bytes]]
+"""A request body as urllib sends it: bytes (with a length), or a file or iterable of bytes (chunked)."""
 
 # 429 and 503 mean "not now": the request did nothing and may be sent again.
 _RETRYABLE = (429, 503)
@@ -58,6 +63,7 @@ class Transport:
         content_type: str | None = None,
         authenticated: bool = True,
         idempotency_key: str | None = None,
+        streamed: StreamedBody | None = None,
     ) -> Raw:
         """Sends one call and returns the payload (``data`` of the spec's envelope, or the flat
         body) or raises a :class:`UMOError`.
@@ -66,10 +72,35 @@ class Transport:
         jittered exponential backoff. A call that is safe to repeat — a GET, or one carrying an
         ``idempotency_key`` (sent as the ``Idempotency-Key`` header on every attempt) — is also
         retried, within the same budget, when the connection fails or times out; any other call
-        then raises at once, since the service may have acted on it."""
+        then raises at once, since the service may have acted on it. A ``streamed`` body is opened
+        anew for each attempt; one that cannot be sent again is sent once."""
+        return self._exchange(
+            method, path, query, json_body, body, content_type, authenticated, idempotency_key, streamed,
+            "application/json", _payload,
+        )
+
+    def stream(self, path: str, *, query: Mapping[str, Any] | None = None, accept: str) -> http.client.HTTPResponse:
+        """Sends a GET (retried as ``send`` retries it until an answer begins) and returns the open
+        response, to read as it arrives; the caller closes it."""
+        return self._exchange("GET", path, query, None, None, None, True, None, None, accept, _open_response)
+
+    def _exchange(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, Any] | None,
+        json_body: Any,
+        body: bytes | None,
+        content_type: str | None,
+        authenticated: bool,
+        idempotency_key: str | None,
+        streamed: StreamedBody | None,
+        accept: str,
+        take: Callable[[http.client.HTTPResponse], T],
+    ) -> T:
         params = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in (query or {}).items() if v is not None}
         url = self.base_url + path + (f"?{urllib.parse.urlencode(params)}" if params else "")
-        headers = {"Accept": "application/json", "User-Agent": "umo-client-python/0.1.0"}
+        headers = {"Accept": accept, "User-Agent": "umo-client-python/0.1.0"}
         if authenticated:
             if not self.api_key:
                 raise UMOError("no API key: pass api_key or set UMO_API_KEY")
@@ -81,33 +112,93 @@ class Transport:
             headers["Content-Type"] = content_type
         if idempotency_key is not None:
             headers["Idempotency-Key"] = check_idempotency_key(idempotency_key)
-        repeatable = method.upper() in _SAFE_METHODS or idempotency_key is not None
+        replayable = streamed is None or streamed.replayable
+        repeatable = replayable and (
+            method.upper() in _SAFE_METHODS or idempotency_key is not None or (streamed is not None and streamed.idempotent)
+        )
 
         attempt = 0
         while True:
-            request = urllib.request.Request(url, data=body, headers=headers, method=method)
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    return _unwrap(_parse(response.read()))
-            except urllib.error.HTTPError as failure:
-                status = failure.code
-                request_id = failure.headers.get("x-request-id")
-                retry_after = parse_retry_after(failure.headers.get("retry-after"))
+            with streamed.open() if streamed is not None else contextlib.nullcontext(body) as data:
+                request = urllib.request.Request(url, data=data, headers=headers, method=method)
                 try:
-                    detail = _detail(_parse(failure.read()))
-                except _CONNECTION_FAILURES:
-                    detail = None  # the status came, its explanation was cut short
-            except _CONNECTION_FAILURES as cause:
-                if not repeatable or attempt >= self.max_retries:
-                    raise _unreachable(cause, method, path, self.base_url, self.timeout) from cause
-                time.sleep(_backoff(attempt, self.max_retry_delay))
-                attempt += 1
-                continue
+                    opened = _early_answers.open if streamed is not None else urllib.request.urlopen
+                    return take(opened(request, timeout=self.timeout))
+                except urllib.error.HTTPError as failure:
+                    status = failure.code
+                    request_id = failure.headers.get("x-request-id")
+                    retry_after = parse_retry_after(failure.headers.get("retry-after"))
+                    try:
+                        detail = _detail(_parse(failure.read()))
+                    except _CONNECTION_FAILURES:
+                        detail = None  # the status came, its explanation was cut short
+                except _CONNECTION_FAILURES as cause:
+                    if not repeatable or attempt >= self.max_retries:
+                        raise _unreachable(cause, method, path, self.base_url, self.timeout) from cause
+                    time.sleep(_backoff(attempt, self.max_retry_delay))
+                    attempt += 1
+                    continue
             wait = retry_after if retry_after is not None else _backoff(attempt, self.max_retry_delay)
-            if status not in _RETRYABLE or attempt >= self.max_retries or wait > self.max_retry_delay:
+            if status not in _RETRYABLE or not replayable or attempt >= self.max_retries or wait > self.max_retry_delay:
                 raise error_for(status, detail, request_id, retry_after)
             time.sleep(wait)
             attempt += 1
+
+
+@dataclass(frozen=True)
+class StreamedBody:
+    """A request body sent as it is read (chunked): ``open`` gives it for one attempt (a file, an
+    iterable of bytes or bytes) and closes what it opened on exit. ``replayable``: it can be opened
+    again for a retry; ``idempotent``: sending it twice does no harm, so a retry after a lost
+    connection is safe too."""
+
+    open: Callable[[], ContextManager[BodyData]]
+    replayable: bool
+    idempotent: bool = False
+
+
+class _EarlyAnswerHTTP(http.client.HTTPConnection):
+    """A connection that, when the service answers before it has read the whole body (a refused
+    import: a bad key or parameter) and closes, stops sending and reads that answer."""
+
+    def request(self, method: str, url: str, body: Any = None, headers: Mapping[str, Any] = {}, *, encode_chunked: bool = False) -> None:
+        try:
+            super().request(method, url, body, headers, encode_chunked=encode_chunked)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the answer, if one came, is read next; else reading fails as a lost connection
+
+
+class _EarlyAnswerHTTPS(http.client.HTTPSConnection):
+    __doc__ = _EarlyAnswerHTTP.__doc__
+
+    def request(self, method: str, url: str, body: Any = None, headers: Mapping[str, Any] = {}, *, encode_chunked: bool = False) -> None:
+        try:
+            super().request(method, url, body, headers, encode_chunked=encode_chunked)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class _EarlyAnswerHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_EarlyAnswerHTTP, req)
+
+
+class _EarlyAnswerHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_EarlyAnswerHTTPS, req)
+
+
+# Sends streamed bodies (imports): urllib's handlers, proxies and all, with the connections above.
+_early_answers = urllib.request.build_opener(_EarlyAnswerHTTPHandler, _EarlyAnswerHTTPSHandler)
+
+
+def _payload(response: http.client.HTTPResponse) -> Raw:
+    with response:
+        return _unwrap(_parse(response.read()))
+
+
+def _open_response(response: http.client.HTTPResponse) -> http.client.HTTPResponse:
+    return response
 
 
 def _unreachable(cause: BaseException, method: str, path: str, base_url: str, timeout: float) -> APIError:

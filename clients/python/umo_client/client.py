@@ -3,24 +3,79 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
+import http.client
+import json
 import mimetypes
 import os
+import socket
 import urllib.parse
 import uuid
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Generator, Iterable, Iterator, Mapping, Optional, Sequence, Union, cast
 
 from ._fields import MetadataValue
 from ._requests import BatchInput, FilterExpression, MetadataMatch, Timestamp, batch_item, capture_fields, selection, some, text_fields
-from ._transport import Transport, check_idempotency_key, multipart
+from ._transport import BodyData, StreamedBody, Transport, check_idempotency_key, multipart
+from .errors import APIError, IncompleteExportError
 from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, Uploaded
 from .results import Account, Answer, Comparison, Models
 from .signed import ChainPage, DeletionReceipt, Proof
+from .transfers import ExportEnd, ExportedMemory, ExportHeader, ExportLine, ImportSummary, export_line, line_bytes
 from .versions import ErasureReceipt, MemoryHistory
 
 
 def _memory_path(umo_id: str, suffix: str = "") -> str:
     return f"/v1/memories/{urllib.parse.quote(umo_id, safe='')}{suffix}"
+
+
+ImportData = Union[
+    bytes, str, "os.PathLike[str]", IO[bytes], Iterable[Union[bytes, ExportHeader, ExportedMemory, ExportEnd, Mapping[str, Any]]]
+]
+"""What ``import_memories`` reads: the text itself (``bytes`` or ``str``), a file (a path or a
+binary file object), or an iterable of ``bytes`` chunks, export lines or JSON objects (one a line)."""
+
+# What a read of a streamed answer fails with when the connection fails midway.
+_READ_FAILURES = (socket.timeout, TimeoutError, ConnectionError, http.client.HTTPException, OSError)
+
+
+def _chunks(items: Iterable[Any]) -> Iterator[bytes]:
+    """An iterable's bytes as they are; export lines and JSON objects as one line each."""
+    for item in items:
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            yield bytes(item)
+        elif isinstance(item, (ExportHeader, ExportedMemory, ExportEnd, Mapping)):
+            yield line_bytes(item)
+        else:
+            raise TypeError(f"import_memories reads bytes, export lines or JSON objects, not {type(item).__name__}")
+
+
+def _import_body(data: ImportData) -> tuple[StreamedBody, str]:
+    """The body of an import, opened anew for each attempt when it can be, and its content type."""
+    ndjson = "application/x-ndjson"
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        whole = bytes(data)
+        return StreamedBody(lambda: contextlib.nullcontext(whole), replayable=True, idempotent=True), ndjson
+    if isinstance(data, os.PathLike):
+        path = Path(data)
+        if not path.is_file():
+            raise FileNotFoundError(f"no file to import at {path}")
+        kind = "application/json" if path.suffix.lower() == ".json" else ndjson
+        return StreamedBody(lambda: path.open("rb"), replayable=True, idempotent=True), kind
+    if hasattr(data, "read"):
+        file = cast(IO[bytes], data)
+        start = file.tell() if file.seekable() else None
+
+        def rewound() -> contextlib.nullcontext[BodyData]:
+            if start is not None:
+                file.seek(start)
+            return contextlib.nullcontext(file)
+
+        return StreamedBody(rewound, replayable=start is not None, idempotent=True), ndjson
+    chunks = _chunks(data)
+    return StreamedBody(lambda: contextlib.nullcontext(chunks), replayable=False), ndjson
 
 
 def _key(idempotency_key: Optional[str]) -> str:
@@ -32,6 +87,7 @@ class UMOClient:
     """A client of the UMO API. The nine verbs of the spec — ``capture``, ``ask`` (search),
     ``get``, ``list``, ``verify``, ``explain``, ``forget``, ``upload``, ``batch`` — and the other
     calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``history``, ``forget_all``,
+    ``export_memories`` / ``export_to`` (``/v1/export``), ``import_memories`` (``/v1/import``),
     ``account``, ``chain`` (``/v1/account/chain``), ``models``, ``health``, ``signing_keys``.
 
     ``api_key`` defaults to ``UMO_API_KEY``, ``base_url`` to ``UMO_BASE_URL`` then
@@ -214,6 +270,133 @@ class UMOClient:
             raise ValueError("forget_all needs a scope: user_id, agent_id or session_id (at least one)")
         chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, None, filters)
         return ErasureReceipt.from_raw(self._transport.send("DELETE", "/v1/memories", query=text_fields(chosen)))
+
+    def export_memories(
+        self,
+        *,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        filters: Optional[FilterExpression] = None,
+        include_superseded: bool = True,
+        embeddings: bool = False,
+        after_id: Optional[str] = None,
+    ) -> Generator[ExportLine, None, None]:
+        """The selection's memories (as ``list`` takes it; superseded ones included unless
+        ``include_superseded=False``) as the lines of an export (``GET /v1/export``), read as they
+        arrive: an :class:`ExportHeader` (the account, the embedder, the signing keys every proof
+        verifies against), one :class:`ExportedMemory` per memory in capture order (its vectors too
+        with ``embeddings=True``), then an :class:`ExportEnd` counting them.
+
+        The request is sent when the loop starts; a refused one raises then (e.g. a malformed
+        filter: :class:`ValidationError`). An export that ends before its last line raises
+        :class:`IncompleteExportError`, whose ``after_id`` resumes it (``after_id=``: only the
+        memories captured after that one). Finish the loop, or ``close()`` the generator, to let the
+        connection go."""
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
+        query = text_fields({**chosen, "embeddings": embeddings, **some(after_id=after_id)})
+        for _, raw in self._export_lines(query):
+            line = export_line(raw)
+            if line is not None:
+                yield line
+
+    def export_to(
+        self,
+        target: Union[str, "os.PathLike[str]", IO[bytes]],
+        *,
+        source: Optional[str] = None,
+        user_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        session_id: Optional[str] = None,
+        metadata: Optional[MetadataMatch] = None,
+        after: Optional[Timestamp] = None,
+        before: Optional[Timestamp] = None,
+        filters: Optional[FilterExpression] = None,
+        include_superseded: bool = True,
+        embeddings: bool = False,
+        after_id: Optional[str] = None,
+    ) -> int:
+        """Writes an export (``export_memories``, same arguments) to a file — a path, written
+        anew, or a binary file object — line by line as it arrives, each line as the service sent
+        it, and returns how many memories it holds. When the export ends early
+        (:class:`IncompleteExportError`) the file keeps the lines received, without the last one
+        (an import of it then reports ``complete=False``)."""
+        chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
+        query = text_fields({**chosen, "embeddings": embeddings, **some(after_id=after_id)})
+        with (
+            open(target, "wb") if isinstance(target, (str, os.PathLike)) else contextlib.nullcontext(target)
+        ) as file:
+            memories = 0
+            for text, raw in self._export_lines(query):
+                file.write(text)
+                if raw.get("kind") == "memory":
+                    memories += 1
+            return memories
+
+    def _export_lines(self, query: Mapping[str, str]) -> Iterator[tuple[bytes, dict[str, Any]]]:
+        """The lines of ``GET /v1/export`` as sent (newline-terminated) and parsed, checked: the
+        header first, the end last, counting the memories between."""
+        with self._transport.stream("/v1/export", query=query, accept="application/x-ndjson") as response:
+            request_id = response.headers.get("x-request-id")
+            memories, last, ended, first = 0, None, False, True
+
+            def cut_short(why: str) -> IncompleteExportError:
+                resume = "" if last is None else f"; resume it with after_id={last}"
+                return IncompleteExportError(f"the export {why} after {memories} memories{resume}", last, memories, request_id)
+
+            while not ended:
+                try:
+                    text = response.readline()
+                except _READ_FAILURES as cause:
+                    raise cut_short(f"was cut short ({cause!r})") from cause
+                if not text:
+                    raise cut_short("ended before its last line")
+                if not text.strip():
+                    continue
+                try:
+                    raw = json.loads(text)
+                except ValueError:
+                    raise APIError(f"the export sent a line that is not JSON: {text[:200]!r}", request_id=request_id) from None
+                kind = raw.get("kind") if isinstance(raw, dict) else None
+                if (kind == "umo-export") != first:
+                    where = "does not open with its header" if first else "sent a second header"
+                    raise APIError(f"the export {where}: {text[:200]!r}", request_id=request_id)
+                first = False
+                if kind == "memory":
+                    memories, last = memories + 1, str(raw.get("umo_id", ""))
+                elif kind == "end":
+                    ended = True
+                    if raw.get("memories") != memories:
+                        raise cut_short(f"counted {raw.get('memories')} memories in its last line but sent {memories},")
+                yield (text if text.endswith(b"\n") else text + b"\n"), raw
+
+    def import_memories(
+        self, data: ImportData, *, format: str = "auto", on_error: str = "skip", infer_updates: bool = False
+    ) -> ImportSummary:
+        """Imports memories (``POST /v1/import``), the body sent as it is read: an export of UMO
+        (``export_memories`` / ``export_to``: each memory's proof is checked against the export's
+        signing keys) or Mem0's (``get_all`` or its export as JSON, or one memory a line).
+        ``data`` is the text itself (``bytes`` or ``str`` — a ``str`` is never a file name), a
+        file (a ``pathlib.Path``, or a binary file object, read from where it stands), or an
+        iterable of ``bytes`` chunks, of export lines (``export_memories`` of another account or
+        service, streamed straight across) or of JSON objects (one a line).
+
+        ``format``: ``auto`` (default), ``umo`` or ``mem0``. ``on_error``: a line that is no
+        memory, or whose proof fails, is reported and skipped (``skip``) or stops the import
+        (``stop``). ``infer_updates``: let imported memories supersede those their facts outdate
+        (default False: an export's own supersessions are restored as they were). Each memory is
+        captured anew and keeps where it came from (``Memory.imported_from``); an original imported
+        before is not stored again, so an import cut short is simply run again — and, sent from
+        bytes, a path or a seekable file, is retried like a GET."""
+        body, content_type = _import_body(data)
+        query = text_fields({"format": format, "on_error": on_error, "infer_updates": infer_updates})
+        return ImportSummary.from_raw(
+            self._transport.send("POST", "/v1/import", query=query, content_type=content_type, streamed=body)
+        )
 
     def upload(
         self,

@@ -56,6 +56,18 @@ class APIError(UMOError):
     repeat gets)."""
 
 
+class IncompleteExportError(APIError):
+    """An export that ended before its last line: the connection, or the service, failed midway.
+    ``after_id`` (the ``umo_id`` of the last memory line received, None when none came) resumes
+    it: ``export_memories(..., after_id=error.after_id)``. ``memories`` counts the memory lines
+    received before it ended."""
+
+    def __init__(self, message: str, after_id: str | None, memories: int, request_id: str | None = None) -> None:
+        super().__init__(message, None, None, request_id)
+        self.after_id = after_id
+        self.memories = memories
+
+
 class VerificationError(UMOError):
     """An offline check of a proof or receipt failed."""
 

@@ -18,6 +18,7 @@ from .signed import ChainPage as ChainPage
 from .signed import DeletionReceipt as DeletionReceipt
 from .signed import LedgerEntry as LedgerEntry
 from .signed import Proof as Proof
+from .transfers import ImportedFrom
 
 
 def _belonging(raw: Raw) -> dict[str, Any]:
@@ -88,6 +89,9 @@ class Memory:
     """The memory that replaced it, or None while it is current."""
     superseded_at: Optional[str]
     raw: Raw = field(repr=False, compare=False)
+    imported_from: Optional[ImportedFrom] = None
+    """Where it was imported from (``import_memories``): the original's format, id and capture
+    time, and whether its proof held; None when it was captured here."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Memory:
@@ -115,6 +119,7 @@ class Memory:
             superseded_by=_opt_str(raw, "superseded_by"),
             superseded_at=_opt_str(raw, "superseded_at"),
             raw=raw,
+            imported_from=ImportedFrom.from_raw(raw.get("imported_from")),
         )
 
 
