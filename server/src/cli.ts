@@ -1,7 +1,8 @@
 /**
  * The operator's command line (`npx umo`, or `npm run umo --` in a clone): `keys create --account
- * NAME`, `keys list`, `keys revoke KEY_ID`, `signing-key list`, `signing-key rotate`, and `mcp`
- * (an MCP server over stdio for desktop hosts). It opens the same database as the server
+ * NAME`, `keys list`, `keys revoke KEY_ID`, `signing-key list`, `signing-key rotate`, `mcp`
+ * (an MCP server over stdio for desktop hosts), and `export` / `import` (an account's memories
+ * out to JSON Lines and in from an export of UMO or Mem0; see `cli/Transfers.ts`). It opens the same database as the server
  * (DATABASE_URL, else PGlite in UMO_DATA_DIR); a PGlite directory must not be open in a running
  * server at the same time.
  */
@@ -10,10 +11,10 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { AccountStore } from "@umo/core"
 import { serveStdio } from "@umo/mcp"
-import { configFromEnvironment } from "@umo/memory"
 import { Database, SigningKey, SqlAccountStore, SqlKeyRing } from "@umo/plugins"
 import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
+import { dataDirFlag, exportCommand, importCommand, memoryOptions } from "./cli/Transfers.js"
 import { generateKey } from "./keys/ApiKeys.js"
 
 const userError = (userMessage: string) =>
@@ -146,46 +147,32 @@ const signingKey = Command.make("signing-key").pipe(
 const mcp = Command.make(
   "mcp",
   {
-    dataDir: Flag.String("data-dir").pipe(
-      Flag.optional,
-      Flag.withDescription("where the memories are kept (default: UMO_DATA_DIR, else ./data)")
-    ),
+    dataDir: dataDirFlag,
     account: Flag.String("account").pipe(
       Flag.withDefault("default"),
       Flag.withDescription("the account whose memories the host sees; made on first use")
     )
   },
   ({ dataDir, account }) =>
-    Effect.gen(function* () {
-      const configuredDir = yield* Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data"))
-      const databaseUrl = Option.filter(
-        yield* Config.String("DATABASE_URL").pipe(Config.option),
-        (url) => url !== ""
-      )
-      const config = yield* configFromEnvironment
-      yield* Effect.promise(() =>
-        serveStdio({
-          ...config,
-          dataDir: Option.getOrElse(dataDir, () => configuredDir),
-          databaseUrl: Option.getOrUndefined(databaseUrl),
-          account
-        })
-      )
-    })
+    Effect.flatMap(memoryOptions(dataDir), (options) =>
+      Effect.promise(() => serveStdio({ ...options, account }))
+    )
 ).pipe(
   Command.withDescription(
     "serve an account's memories to an MCP host over stdio, in this process (no server, no key)"
   )
 )
 
-// The operator's commands open the database; `mcp` opens the whole service itself.
+// The operator's commands open the database; `mcp`, `export` and `import` open the whole service.
 const Accounts = SqlAccountStore.layer.pipe(Layer.provideMerge(Database.layerConfig))
 
 const umo = Command.make("umo").pipe(
   Command.withSubcommands([
     keys.pipe(Command.provide(Accounts)),
     signingKey.pipe(Command.provide(Accounts)),
-    mcp
+    mcp,
+    exportCommand,
+    importCommand
   ])
 )
 

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -154,4 +154,95 @@ describe("npx umo mcp (stdio)", () => {
     expect((await structured<{ verdict: string }>(second, "verify_memory", kept)).verdict).toBe("verified")
     await second.close()
   }, 120_000)
+})
+
+describe("npm run umo -- export / import", () => {
+  const dir = mkdtempSync(join(tmpdir(), "umo-cli-transfers-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const run = (...args: Array<string>) =>
+    promisify(execFile)(process.execPath, ["node_modules/tsx/dist/cli.mjs", "server/src/cli.ts", ...args], {
+      env: { ...process.env, UMO_DATA_DIR: dir, DATABASE_URL: "", UMO_EMBEDDER: "use-lite" }
+    })
+  const linesOf = (text: string) =>
+    text
+      .split("\n")
+      .filter((line) => line !== "")
+      .map(
+        (line) => JSON.parse(line) as { kind: string; umo_id?: string; content?: string; memories?: number }
+      )
+  const mem0 = [
+    { id: "m-1", memory: "Likes to hike on weekends", user_id: "alex", categories: ["hobbies"] },
+    { id: "m-2", memory: "Is vegetarian", user_id: "alex", created_at: "2024-07-21T10:00:00Z" },
+    { id: "m-3", memory: "Plays the cello on Tuesdays", user_id: "bea" },
+    { id: "m-4", memory: "Allergic to cats", user_id: "bea", metadata: { source: "intake" } },
+    { id: "m-5", memory: "Works from Lisbon in winter", user_id: "alex" }
+  ]
+  const full = join(dir, "full.jsonl")
+
+  it("imports a Mem0 document, exports it to a file, and imports that into another account", async () => {
+    const mem0File = join(dir, "mem0.json")
+    writeFileSync(mem0File, JSON.stringify({ results: mem0 }, null, 2))
+    const seeded = JSON.parse((await run("import", mem0File, "--account", "source")).stdout)
+    expect(seeded).toMatchObject({ format: "mem0", imported: 5, failed: 0, complete: true })
+
+    const exported = await run("export", "--account", "source", "--out", full)
+    expect(exported.stderr).toContain("Exported 5 memories")
+    const lines = linesOf(readFileSync(full, "utf8"))
+    expect(lines.map((l) => l.kind)).toEqual(["umo-export", ...mem0.map(() => "memory"), "end"])
+    expect(lines.at(-1)).toEqual({ kind: "end", memories: 5 })
+    // To stdout, narrowed to one end user.
+    const alex = linesOf((await run("export", "--account", "source", "--user-id", "alex")).stdout)
+    expect(alex.filter((l) => l.kind === "memory")).toHaveLength(3)
+
+    const copied = JSON.parse((await run("import", full, "--account", "copy", "--format", "umo")).stdout)
+    // Each proof held; `verified` counts none, as each keeps its first origin (Mem0, unverified).
+    expect(copied).toMatchObject({ format: "umo", imported: 5, failed: 0, stopped_at: null, complete: true })
+    const arrived = linesOf((await run("export", "--account", "copy", "--include-superseded=false")).stdout)
+    expect(
+      arrived
+        .filter((l) => l.kind === "memory")
+        .map((l) => l.content)
+        .sort()
+    ).toEqual(mem0.map((m) => m.memory).sort())
+  }, 180_000)
+
+  it("resumes an export file cut in the middle: the same memories, one header, no duplicates", async () => {
+    const whole = readFileSync(full, "utf8")
+    const memoriesOf = (text: string) => text.split("\n").slice(1, -2)
+    const lineEnds = [...whole.matchAll(/\n/g)].map((m) => m.index + 1)
+    // Cut inside the third memory line, and just after the second one.
+    for (const [name, cutAt] of [
+      ["mid-line", lineEnds[2]! + 40],
+      ["at-line", lineEnds[2]!]
+    ] as const) {
+      const file = join(dir, `${name}.jsonl`)
+      writeFileSync(file, whole.slice(0, cutAt))
+      const resumed = await run("export", "--account", "source", "--out", file)
+      expect(resumed.stderr).toContain("3 memories added to the 2 it held")
+      const text = readFileSync(file, "utf8")
+      expect(memoriesOf(text)).toEqual(memoriesOf(whole))
+      expect(linesOf(text).filter((l) => l.kind === "umo-export")).toHaveLength(1)
+      expect(linesOf(text).at(-1)).toEqual({ kind: "end", memories: 5 })
+    }
+    // A whole file is left as it is.
+    expect((await run("export", "--account", "source", "--out", full)).stderr).toContain("is a whole export")
+    expect(readFileSync(full, "utf8")).toBe(whole)
+  }, 180_000)
+
+  it("refuses a bad --format, and exits non-zero when an import stops on an error", async () => {
+    await expect(run("import", full, "--account", "copy", "--format", "csv")).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Invalid value for flag --format: "csv"/)
+    })
+    const bad = join(dir, "bad.jsonl")
+    writeFileSync(bad, `${JSON.stringify(mem0[0])}\n{"memory":"no id"}\n${JSON.stringify(mem0[1])}\n`)
+    const stopped = await run("import", bad, "--account", "stops", "--on-error", "stop").catch(
+      (error: { code: number; stdout: string; stderr: string }) => error
+    )
+    expect(stopped).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("the import stopped at line 2")
+    })
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ imported: 1, failed: 1, stopped_at: { line: 2 } })
+  }, 180_000)
 })
