@@ -260,7 +260,9 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         const stored = (done: typeof writes) => {
           summary.imported += done.length
           summary.linked += done.reduce((n, w) => n + w.links, 0)
-          summary.verified += done.filter((w) => w.item.importedFrom.verified === true).length
+          // Every memory of a UMO export had its proof checked (readExported refuses one that fails),
+          // also one that came from Mem0 first and keeps that origin.
+          summary.verified += done.filter((w) => w.item.origin.startsWith("umo:")).length
         }
         const together = yield* store
           .insertMany(
