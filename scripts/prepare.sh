@@ -5,7 +5,9 @@
 #   2. onnxruntime-node's builds for other platforms deleted (prune-platforms.mjs);
 #   3. the workspaces built, on that Node;
 #   4. the default models prepared (fetch-models.sh: the default embedder and the reranker; a
-#      failure there warns, and `npm start` then says what to do).
+#      failure there warns, and `npm start` then says what to do);
+#   5. the embedded database created in UMO_DATA_DIR (default ./data) and migrated, when it is not
+#      there yet: PGlite's initdb takes seconds, so the first `npm start` only opens it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 started=$(date +%s)
@@ -20,4 +22,10 @@ trap 'rm -f "$log"' EXIT
 bash scripts/with-node.sh npm run --silent build >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 step "the default models"
 bash scripts/fetch-models.sh --optional
+step "the embedded database in ${UMO_DATA_DIR:-./data}"
+if [ -z "${DATABASE_URL:-}" ]; then
+  # Any of the operator's commands opens (creating and migrating) the database; this one only reads.
+  bash scripts/with-node.sh node server/dist/cli.js keys list >/dev/null ||
+    echo "prepare: could not create the database (see above); \`npm start\` will try again" >&2
+fi
 step "done: \`npm start\` serves on http://127.0.0.1:8787"

@@ -28,7 +28,7 @@ export const ExportRequest = Schema.Struct({
   }),
   after_id: Schema.optional(
     Schema.String.check(
-      Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+      Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
         message: "must be a memory id (a UUID)"
       })
     )
