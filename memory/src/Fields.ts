@@ -74,6 +74,16 @@ export const Timestamp = Schema.String.check(
   })
 ).annotate({ description: "RFC 3339 date-time with an offset, or a date; years 0002 to 9998" })
 
+const memoryIdPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/** A memory's id, a UUID (the pattern stated for the OpenAPI document too). */
+export const MemoryId = Schema.String.check(
+  Schema.makeFilter((text: string) => memoryIdPattern.test(text), {
+    message: "must be a memory id (a UUID)",
+    toJsonSchema: () => ({ pattern: memoryIdPattern.source })
+  })
+).annotate({ description: "a memory id (a UUID)" })
+
 /** A whole number from `min` to `max`. */
 export const Count = (min: number, max: number) =>
   Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }))

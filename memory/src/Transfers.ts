@@ -11,7 +11,7 @@
  */
 import { LedgerEntry, Metadata, ScopeFields } from "@umo/core"
 import { Schema } from "effect"
-import { Source } from "./Fields.js"
+import { MemoryId, Source } from "./Fields.js"
 import { SelectionFields } from "./Filters.js"
 import { ImportedFrom, SigningKeys } from "./Results.js"
 
@@ -26,13 +26,7 @@ export const ExportRequest = Schema.Struct({
     description:
       "also each memory's chunk vectors (default false): an import into a store with the same embedder then embeds nothing"
   }),
-  after_id: Schema.optional(
-    Schema.String.check(
-      Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
-        message: "must be a memory id (a UUID)"
-      })
-    )
-  ).annotate({
+  after_id: Schema.optional(MemoryId).annotate({
     description: "resume: only memories captured after this one (the umo_id of the last line written)"
   })
 })
