@@ -93,7 +93,7 @@ export const makeMemoryMcpServer = (run: RunMemory): Server => {
       run,
       Memory.use((memory) => tool.call(memory, request.params.arguments ?? {})),
       (result): CallToolResult => ({
-        content: [{ type: "text", text: tool.text(result as never) }],
+        content: [tool.text(result as never)].flat().map((text) => ({ type: "text" as const, text })),
         structuredContent: result as Record<string, unknown>
       }),
       // A broken rule or a missing memory is the model's to read and correct, not a protocol error.

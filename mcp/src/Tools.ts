@@ -5,82 +5,13 @@
  * effects, and the one call of `Memory` it makes.
  * @module
  */
-import {
-  AskRequest,
-  CaptureRequest,
-  EraseRequest,
-  ListRequest,
-  type MemoryAccount,
-  type MemoryError,
-  type MemoryShape,
-  Results,
-  SearchRequest
-} from "@umo/memory"
+import { AskRequest, CaptureRequest, EraseRequest, ListRequest, Results, SearchRequest } from "@umo/memory"
 import { Effect, Schema } from "effect"
-import { idArgument, memoryId, type ToolArguments, toolSchema } from "./ToolSchemas.js"
+import { idArgument, type MemoryTool, memoryId, reads, tool } from "./ToolSchemas.js"
+import { transferTools } from "./TransferTools.js"
 import { Verdict, verifyMemory } from "./Verdict.js"
 
-/** MCP's tool annotations: hints to a host about what a call does (not enforced). */
-export interface ToolHints {
-  readonly readOnlyHint: boolean
-  readonly destructiveHint: boolean
-  readonly idempotentHint: boolean
-  readonly openWorldHint: boolean
-}
-
-/** One tool: what `tools/list` shows of it, and what `tools/call` runs. */
-export interface MemoryTool {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly inputSchema: Record<string, unknown>
-  readonly outputSchema: Record<string, unknown>
-  readonly annotations: ToolHints
-  /** Runs the call; the service checks the arguments and names a broken rule in its `detail`. */
-  readonly call: (
-    memory: MemoryShape,
-    args: ToolArguments
-  ) => Effect.Effect<object, MemoryError, MemoryAccount>
-  /** The result in words, for hosts that show text only. */
-  readonly text: (result: never) => string
-}
-
-/** The result as JSON crosses the wire (the schemas' encoded side). */
-const encode =
-  (schema: Schema.Top) =>
-  (value: unknown): object =>
-    Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(value) as object
-
-const reads: ToolHints = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false
-}
-
-const tool = <I extends Schema.Top, O extends Schema.Top>(definition: {
-  readonly name: string
-  readonly title: string
-  readonly description: string
-  readonly input: I
-  readonly output: O
-  readonly annotations: ToolHints
-  readonly call: (
-    memory: MemoryShape,
-    args: ToolArguments
-  ) => Effect.Effect<O["Type"], MemoryError, MemoryAccount>
-  readonly text: (result: O["Type"]) => string
-}): MemoryTool => ({
-  name: definition.name,
-  title: definition.title,
-  description: definition.description,
-  inputSchema: toolSchema(definition.input),
-  outputSchema: toolSchema(definition.output),
-  annotations: definition.annotations,
-  call: (memory, args) =>
-    Effect.map(definition.call(memory, args), (result) => encode(definition.output)(result)),
-  text: definition.text as (result: never) => string
-})
+export type { MemoryTool, ToolHints } from "./ToolSchemas.js"
 
 /** The ask request without `provider_key`: a cloud key given as a tool argument would sit in agent transcripts. */
 const { provider_key: _providerKey, ...askFields } = AskRequest.fields
@@ -238,5 +169,6 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     annotations: reads,
     call: (memory, args) => Effect.flatMap(idArgument(args), (id) => verifyMemory(memory, id)),
     text: (r) => r.explanation
-  })
+  }),
+  ...transferTools
 ]

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { AccountStore } from "@umo/core"
 import { makeMemoryMcpServer, memoryTools } from "@umo/mcp"
 import { MemoryAccount, type OpenedMemoryRuntime, openMemoryRuntime } from "@umo/memory"
 import { UseLiteEmbedder } from "@umo/plugins"
@@ -27,13 +28,29 @@ const connect = async (account: OpenedMemoryRuntime["account"]) => {
   return connected
 }
 
-const call = async (name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult
+const call = async (name: string, args: Record<string, unknown> = {}, by: Client = client) =>
+  (await by.callTool({ name, arguments: args })) as CallToolResult
 
-const structured = async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}) => {
-  const result = await call(name, args)
+const structured = async <T = Record<string, unknown>>(
+  name: string,
+  args: Record<string, unknown> = {},
+  by: Client = client
+) => {
+  const result = await call(name, args, by)
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false)
   return result.structuredContent as T
+}
+
+/** The text content blocks of a tool result. */
+const texts = (result: CallToolResult) => (result.content as Array<{ text: string }>).map((c) => c.text)
+
+/** A client for another account of the same store, made on first use. */
+const connectAccount = async (name: string) => {
+  const runtime = opened.runtime as unknown as ManagedRuntime.ManagedRuntime<AccountStore, never>
+  const account = await runtime.runPromise(
+    Effect.flatMap(Effect.service(AccountStore), (accounts) => Effect.orDie(accounts.ensureAccount(name)))
+  )
+  return connect(account)
 }
 
 beforeAll(async () => {
@@ -60,7 +77,9 @@ describe("MCP server of the memory service", () => {
       "forget_memory",
       "memory_history",
       "forget_memories",
-      "verify_memory"
+      "verify_memory",
+      "export_memories",
+      "import_memories"
     ])
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object")
@@ -82,6 +101,28 @@ describe("MCP server of the memory service", () => {
     expect(tools.find((t) => t.name === "answer_question")!.inputSchema.properties).not.toHaveProperty(
       "provider_key"
     )
+    // An export takes list's selection and a page size, never vectors; an import's text is capped.
+    const exporting = tools.find((t) => t.name === "export_memories")!
+    expect(Object.keys(exporting.inputSchema.properties ?? {}).sort()).toEqual(
+      [
+        "after",
+        "after_id",
+        "agent_id",
+        "before",
+        "filters",
+        "include_superseded",
+        "max_memories",
+        "metadata",
+        "session_id",
+        "source",
+        "user_id"
+      ].sort()
+    )
+    expect(JSON.stringify(exporting.inputSchema.properties?.["max_memories"])).toContain("1000")
+    const importing = tools.find((t) => t.name === "import_memories")!
+    expect(importing.inputSchema.required).toEqual(["data"])
+    expect(JSON.stringify(importing.inputSchema.properties?.["data"])).toContain("5000000")
+    expect(importing.description).toContain("5,000,000 characters")
   })
 
   it("captures, searches, answers with citations, gets, lists, verifies and forgets", async () => {
@@ -247,5 +288,210 @@ describe("MCP server of the memory service", () => {
       client.readResource({ uri: "umo://memories/00000000-0000-0000-0000-000000000000" })
     ).rejects.toThrow(/no memory/)
     await expect(client.readResource({ uri: "https://example.com/x" })).rejects.toThrow(/umo:\/\/memories/)
+  })
+
+  describe("export_memories and import_memories", () => {
+    type ExportPage = {
+      lines: Array<{ kind: string; umo_id?: string; user_id?: string | null; memories?: number }>
+      memories: number
+      complete: boolean
+      next_after_id: string | null
+    }
+    type Summary = {
+      format: string
+      imported: number
+      already_imported: number
+      verified: number
+      failed: number
+      failures: Array<{ line: number; detail: string }>
+      complete: boolean
+    }
+    let carol: Client
+    let dave: Client
+    const contents = [
+      "Ana's birthday is on 12 March and she loves orchids.",
+      "The team offsite is in Porto from 3 to 5 June.",
+      "Jonas prefers window seats on long flights."
+    ]
+
+    beforeAll(async () => {
+      carol = await connectAccount("carol")
+      dave = await connectAccount("dave")
+      await structured("capture_memory", { content: contents[0], user_id: "ana", source: "chat" }, carol)
+      await structured(
+        "capture_memory",
+        { content: contents[1], agent_id: "planner", session_id: "s1" },
+        carol
+      )
+      await structured(
+        "capture_memory",
+        { content: contents[2], user_id: "jonas", metadata: { topic: "travel" } },
+        carol
+      )
+    })
+
+    afterAll(async () => {
+      await Promise.all([carol?.close(), dave?.close()])
+    })
+
+    it("exports the account as JSON Lines: the header first, each memory with its scope, the end", async () => {
+      const result = await call("export_memories", {}, carol)
+      expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false)
+      const [jsonl, note] = texts(result)
+      const lines = jsonl!
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+      expect(lines[0]).toMatchObject({ kind: "umo-export", version: 1, account: "carol" })
+      expect(lines.at(-1)).toEqual({ kind: "end", memories: 3 })
+      const memories = lines.filter((line) => line.kind === "memory")
+      expect(memories.map((m) => m.content)).toEqual(contents)
+      expect(memories.map((m) => [m.user_id, m.agent_id, m.session_id])).toEqual([
+        ["ana", null, null],
+        [null, "planner", "s1"],
+        ["jonas", null, null]
+      ])
+      expect(memories[0]).toMatchObject({ source: "chat", entry: expect.any(Object) })
+      expect(memories[2]).toMatchObject({ metadata: { topic: "travel" } })
+      for (const memory of memories) expect(memory).not.toHaveProperty("embedding")
+      expect(note).toMatch(/complete: 3 memories/)
+      // The structured result holds the same lines.
+      expect(result.structuredContent).toMatchObject({ memories: 3, complete: true, next_after_id: null })
+      expect((result.structuredContent as ExportPage).lines).toEqual(lines)
+
+      const narrowed = await structured<ExportPage>("export_memories", { user_id: "jonas" }, carol)
+      expect(narrowed.lines.filter((l) => l.kind === "memory").map((l) => l.user_id)).toEqual(["jonas"])
+    })
+
+    it("pages with max_memories, and continuing from next_after_id gives every memory once", async () => {
+      const seen: Array<string> = []
+      let afterId: string | null = null
+      let pages = 0
+      do {
+        const result = await call(
+          "export_memories",
+          { max_memories: 2, ...(afterId === null ? {} : { after_id: afterId }) },
+          carol
+        )
+        const page = result.structuredContent as ExportPage
+        pages++
+        expect(page.lines[0]!.kind).toBe("umo-export")
+        const ids = page.lines.filter((l) => l.kind === "memory").map((l) => l.umo_id!)
+        expect(ids.length).toBeLessThanOrEqual(2)
+        expect(page.memories).toBe(ids.length)
+        seen.push(...ids)
+        if (page.complete) expect(page.lines.at(-1)!.kind).toBe("end")
+        else {
+          expect(page.lines.at(-1)).toMatchObject({ kind: "memory", umo_id: page.next_after_id })
+          expect(texts(result)[1]).toContain(`after_id "${page.next_after_id}"`)
+        }
+        afterId = page.next_after_id
+      } while (afterId !== null && pages < 5)
+      expect(pages).toBe(2)
+      expect(seen).toHaveLength(3)
+      expect(new Set(seen).size).toBe(3)
+    })
+
+    it("imports an export into another account, page by page, and nothing twice", async () => {
+      const first = texts(await call("export_memories", { max_memories: 2 }, carol))[0]!
+      const whole = texts(await call("export_memories", {}, carol))[0]!
+
+      const page = await call("import_memories", { data: first }, dave)
+      expect(page.structuredContent).toMatchObject({
+        format: "umo",
+        imported: 2,
+        verified: 2,
+        failed: 0,
+        complete: false
+      })
+      expect(texts(page)[0]).toMatch(
+        /^Imported 2 memories from a UMO export .*0 failed\. The input has no end line/
+      )
+
+      const rest = await structured<Summary>("import_memories", { data: whole }, dave)
+      expect(rest).toMatchObject({ imported: 1, already_imported: 2, failed: 0, complete: true })
+      const again = await call("import_memories", { data: whole, format: "umo" }, dave)
+      expect(again.structuredContent).toMatchObject({ imported: 0, already_imported: 3, failed: 0 })
+      expect(texts(again)[0]).toMatch(/Imported 0 memories .*; 3 already imported; 0 failed\./)
+
+      const listed = await structured<{ items: Array<{ user_id: string | null; source: string | null }> }>(
+        "list_memories",
+        { include_superseded: true },
+        dave
+      )
+      expect(listed.items).toHaveLength(3)
+      const exported = await structured<ExportPage>("export_memories", { user_id: "ana" }, dave)
+      expect(exported.lines.filter((l) => l.kind === "memory")).toMatchObject([
+        { user_id: "ana", source: "chat", content: contents[0], imported_from: { format: "umo" } }
+      ])
+    })
+
+    it("imports Mem0's get_all JSON and one Mem0 memory a line", async () => {
+      const mem0 = {
+        results: [
+          {
+            id: "m-1",
+            memory: "Prefers oat milk in coffee",
+            user_id: "lee",
+            created_at: "2025-02-01T09:00:00Z",
+            categories: ["food"]
+          },
+          { id: "m-2", memory: "Works from Berlin on Mondays", user_id: "lee", metadata: { team: "ops" } },
+          { id: "m-3", memory: "" }
+        ]
+      }
+      const result = await call("import_memories", { data: JSON.stringify(mem0), on_error: "skip" }, dave)
+      const summary = result.structuredContent as Summary
+      expect(summary).toMatchObject({ format: "mem0", imported: 2, failed: 1, complete: true })
+      expect(summary.failures[0]?.detail).toMatch(/Mem0 memory/)
+      expect(texts(result)[0]).toMatch(
+        /Imported 2 memories from a Mem0 export; 0 already imported; 1 failed \(line 1: /
+      )
+
+      const lines = [
+        { id: "m-2", memory: "Works from Berlin on Mondays", user_id: "lee" },
+        { id: "m-4", memory: "Is allergic to peanuts", user_id: "lee" }
+      ]
+        .map((m) => JSON.stringify(m))
+        .join("\n")
+      const perLine = await structured<Summary>("import_memories", { data: lines, format: "mem0" }, dave)
+      expect(perLine).toMatchObject({ format: "mem0", imported: 1, already_imported: 1, failed: 0 })
+      const found = await structured<{ results: Array<{ content_text: string; user_id: string | null }> }>(
+        "search_memories",
+        { query: "What is Lee allergic to?", user_id: "lee" },
+        dave
+      )
+      expect(found.results[0]).toMatchObject({ content_text: "Is allergic to peanuts", user_id: "lee" })
+    })
+
+    it("answers a bad format or bad arguments with a tool error that says why", async () => {
+      const cases: ReadonlyArray<[string, Record<string, unknown>, RegExp]> = [
+        ["import_memories", { data: "{}", format: "csv" }, /format/],
+        ["import_memories", {}, /data/],
+        ["import_memories", { data: "   " }, /data: must hold the JSON of an export/],
+        [
+          "import_memories",
+          { data: "name,memory\nlee,likes tea" },
+          /nothing was imported: 2 lines failed \(line 1: /
+        ],
+        [
+          "import_memories",
+          { data: '{"id":"m-9","memory":"x"}', format: "umo" },
+          /nothing was imported: .*header line/
+        ],
+        ["import_memories", { data: "x".repeat(5_000_001) }, /data: must be at most 5,000,000 characters/],
+        ["export_memories", { max_memories: 0 }, /max_memories/],
+        ["export_memories", { max_memories: 1001 }, /max_memories/],
+        ["export_memories", { embeddings: true }, /embeddings/],
+        ["export_memories", { after_id: "last" }, /after_id: must be a memory id/],
+        ["export_memories", { filters: { city: "x" } }, /filters\.city: unknown field/]
+      ]
+      for (const [name, args, detail] of cases) {
+        const result = await call(name, args, dave)
+        expect(result.isError, `${name} ${JSON.stringify(args).slice(0, 100)}`).toBe(true)
+        expect(texts(result)[0]).toMatch(detail)
+      }
+      expect((await structured<ExportPage>("export_memories", { max_memories: 1 }, dave)).memories).toBe(1)
+    })
   })
 })
