@@ -1,7 +1,8 @@
 /**
  * The memories, newest first, a page at a time as the list is scrolled (offset pagination of
  * `GET /v1/memories`), within the scope of the address (user, agent, session, superseded or not)
- * and optionally of one source. Each row shows whose memory it is and what superseded it.
+ * and optionally of one source. Each row shows whose memory it is and what superseded it. What it
+ * lists can be exported, and a file imported (Transfers.ts).
  * @module
  */
 import type { MemorySummary } from "@umo/client"
@@ -14,6 +15,7 @@ import { describeScope, scopeQuery, selectionOf, useScope } from "../Scope.js"
 import { useInfiniteScroll } from "../useInfiniteScroll.js"
 import { ScopeBadges, SupersededNote } from "./ScopeBadges.js"
 import { ScopeBar } from "./ScopeBar.js"
+import { Transfers } from "./Transfers.js"
 
 const pageSize = 20
 
@@ -46,7 +48,7 @@ export const MemoryList = () => {
   const [scope, setScope] = useScope()
   const [source, setSource] = useState("")
   const [draft, setDraft] = useState("")
-  // Bumped by an erasure: the same scope, listed anew.
+  // Bumped by an erasure or an import: the same scope, listed anew.
   const [epoch, setEpoch] = useState(0)
   const [listing, setListing] = useState<Listing>(empty)
   const [loading, setLoading] = useState(false)
@@ -111,6 +113,7 @@ export const MemoryList = () => {
   return html`
     <h1 tabindex="-1">Memories</h1>
     <${ScopeBar} scope=${scope} onScope=${setScope} onErased=${() => setEpoch(epoch + 1)} />
+    <${Transfers} scope=${scope} source=${source} onImported=${() => setEpoch((n) => n + 1)} />
     <form class="toolbar" role="search" aria-label="Filter memories" onSubmit=${applyFilter}>
       <label for="source-filter">Source</label>
       <input

@@ -1,7 +1,8 @@
 /**
  * The real server, in-process, for the console's browser test and screenshots: the whole `App`
  * (API and `/console`) on an ephemeral port, with PGlite and the signing key in a fresh temporary
- * data directory, the USE-lite embedder (its weights ship in npm), and a freshly generated API key.
+ * data directory, the USE-lite embedder (its weights ship in npm), and freshly generated API keys of
+ * two accounts.
  * @module
  */
 import { mkdtempSync, rmSync } from "node:fs"
@@ -22,6 +23,8 @@ export interface ConsoleServer {
   readonly baseUrl: string
   /** A key of the account "console", created for this server. */
   readonly apiKey: string
+  /** A key of another account, "console-2": where the transfer tour imports an export. */
+  readonly otherApiKey: string
   readonly stop: () => Promise<void>
 }
 
@@ -34,11 +37,17 @@ export const buildConsole = async () => {
 export const startConsoleServer = async (): Promise<ConsoleServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "umo-console-"))
   const key = generateKey()
+  const otherKey = generateKey()
   const freshKey = Layer.effectDiscard(
     Effect.gen(function* () {
       const accounts = yield* AccountStore
-      const { account_id } = yield* accounts.ensureAccount("console")
-      yield* accounts.addKey(account_id, key.keyId, key.keyHash)
+      for (const [name, { keyId, keyHash }] of [
+        ["console", key],
+        ["console-2", otherKey]
+      ] as const) {
+        const { account_id } = yield* accounts.ensureAccount(name)
+        yield* accounts.addKey(account_id, keyId, keyHash)
+      }
     })
   )
   const server = App.pipe(
@@ -75,6 +84,7 @@ export const startConsoleServer = async (): Promise<ConsoleServer> => {
   return {
     baseUrl,
     apiKey: key.key,
+    otherApiKey: otherKey.key,
     stop: async () => {
       controller.abort()
       await running.catch(() => {})
