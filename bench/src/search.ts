@@ -47,10 +47,14 @@ const apiKey = `umo_bench-search-${"0".repeat(24)}`
 const { turns: allTurns, questions } = load(dataDir(root))
 
 const sampleRandom = seeded(11)
-const sampleQuestions = Array.from(
-  { length: queriesPerSize },
-  () => questions[Math.floor(sampleRandom() * questions.length)]!.question
-)
+// Drawn without replacement (a seeded Fisher-Yates shuffle of the distinct questions): the server
+// keeps the vectors of queries it has seen, so a question asked twice would time its cache.
+const distinctQuestions = [...new Set(questions.map((q) => q.question))]
+for (let i = distinctQuestions.length - 1; i > 0; i--) {
+  const j = Math.floor(sampleRandom() * (i + 1))
+  ;[distinctQuestions[i], distinctQuestions[j]] = [distinctQuestions[j]!, distinctQuestions[i]!]
+}
+const sampleQuestions = distinctQuestions.slice(0, queriesPerSize)
 
 const corpus = await ScaleCorpus.make({ root, quick, queries: sampleQuestions })
 const dims = corpus.model.dimensions
