@@ -43,9 +43,11 @@ export const privatePostgres = async (bin: string, port: number): Promise<Privat
     const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString())
     chownSync(dir, id("-u"), id("-g"))
   }
+  // util-linux's runuser is in /usr/sbin, which a PATH made for an unprivileged user may lack.
+  const runuser = ["/usr/sbin/runuser", "/sbin/runuser"].find((path) => existsSync(path)) ?? "runuser"
   const run = async (program: string, args: ReadonlyArray<string>) => {
     const [file, all] = asRoot
-      ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]]
+      ? [runuser, ["-u", "postgres", "--", join(bin, program), ...args]]
       : [join(bin, program), [...args]]
     await promisify(execFile)(file, all)
   }
