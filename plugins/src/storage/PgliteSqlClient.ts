@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs"
+import { Worker } from "node:worker_threads"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { PGlite, type Results } from "@electric-sql/pglite"
-import { vector } from "@electric-sql/pglite-pgvector"
+import type { Results } from "@electric-sql/pglite"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection } from "effect/sql"
@@ -16,7 +16,9 @@ import {
   UniqueViolation,
   UnknownError
 } from "effect/sql/SqlError"
+import { workerScript } from "../support/WorkerPool.js"
 import { holdDataDir } from "./DataDirLock.js"
+import type { PgliteOp, PgliteResponse } from "./PgliteWorker.js"
 
 export interface PgliteOptions {
   /** Directory of the database files; omitted, the database lives in memory. */
@@ -36,20 +38,107 @@ const classify = (cause: unknown, operation: string): SqlErrorReason => {
   return new UnknownError(props)
 }
 
-const query = <A>(operation: string, run: () => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: (cause) => new SqlError({ reason: classify(cause, operation) }) })
+/** The PGlite thread can answer no more: it died, exited, or the client closed it. */
+class ThreadGone extends Error {}
 
-const makeConnection = (db: PGlite): SqlConnection.Connection => {
+/**
+ * PGlite on its own thread (PgliteWorker.ts), with the calls of a `PGlite` instance: each call is a
+ * message with an id, answered by the message with the same id. The thread keeps the process alive
+ * only while a call waits on it. If it dies, every waiting and later call fails with `ThreadGone`.
+ */
+interface PgliteThread {
+  readonly query: <T>(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    rowMode?: "object" | "array"
+  ) => Promise<Results<T>>
+  readonly exec: (sql: string) => Promise<Array<Results>>
+  /** Closes the database (its files flushed) and ends the thread. */
+  readonly close: () => Promise<void>
+}
+
+/** Starts the thread and opens the database in it. */
+const startThread = async (dataDir: string | undefined): Promise<PgliteThread> => {
+  const script = workerScript(import.meta.url, "PgliteWorker")
+  const worker = new Worker(script.filename, script.options)
+  worker.unref()
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (cause: unknown) => void }>()
+  let nextId = 0
+  let gone: ThreadGone | undefined
+  const settled = (id: number) => {
+    const waiter = pending.get(id)
+    pending.delete(id)
+    if (pending.size === 0) worker.unref()
+    return waiter
+  }
+  const end = (cause: ThreadGone) => {
+    gone ??= cause
+    for (const id of [...pending.keys()]) settled(id)?.reject(gone)
+  }
+  worker.on("message", (response: PgliteResponse) => {
+    const waiter = settled(response.id)
+    if (response.ok) waiter?.resolve(response.value)
+    else waiter?.reject(Object.assign(new Error(response.error.message), response.error))
+  })
+  worker.on("error", (cause: unknown) =>
+    end(
+      new ThreadGone(`the PGlite thread failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+        cause
+      })
+    )
+  )
+  // An answer that could not be read belongs to an unknown request: end them all rather than leave one waiting.
+  worker.on("messageerror", (cause) => {
+    end(new ThreadGone(`an answer of the PGlite thread could not be read: ${cause.message}`, { cause }))
+    void worker.terminate()
+  })
+  worker.on("exit", (code) => end(new ThreadGone(`the PGlite thread exited (code ${code})`)))
+  const call = <A>(op: PgliteOp) =>
+    new Promise<A>((resolve, reject) => {
+      if (gone !== undefined) return reject(gone)
+      const id = nextId++
+      // Posted before it waits: a request that cannot be cloned throws here, and is never left waiting.
+      worker.postMessage({ ...op, id })
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      if (pending.size === 1) worker.ref()
+    })
+  const close = async () => {
+    if (gone === undefined) await call({ op: "close" }).catch(() => undefined)
+    end(new ThreadGone("the PGlite database is closed"))
+    await worker.terminate()
+  }
+  await call({ op: "open", dataDir }).catch(async (cause: unknown) => {
+    await close()
+    throw cause
+  })
+  return {
+    query: (sql, params, rowMode = "object") => call({ op: "query", sql, params, rowMode }),
+    exec: (sql) => call({ op: "exec", sql }),
+    close
+  }
+}
+
+const query = <A>(operation: string, run: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (cause) =>
+      new SqlError({
+        reason:
+          cause instanceof ThreadGone
+            ? new ConnectionError({ cause, message: cause.message, operation })
+            : classify(cause, operation)
+      })
+  })
+
+const makeConnection = (db: PgliteThread): SqlConnection.Connection => {
   const rows = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(
-      query("execute", () => db.query<object>(sql, params as Array<unknown>)),
+      query("execute", () => db.query<object>(sql, params)),
       (result) => result.rows
     )
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
     Effect.map(
-      query("executeValues", () =>
-        db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" })
-      ),
+      query("executeValues", () => db.query<Array<unknown>>(sql, params, "array")),
       (result) => result.rows
     )
   const execute: SqlConnection.Connection["execute"] = (sql, params, transformRows) =>
@@ -62,7 +151,7 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
         ? query("executeRaw", () => db.exec(sql)).pipe(
             Effect.map((results) => results.at(-1) ?? { rows: [] })
           )
-        : query("executeRaw", () => db.query(sql, params as Array<unknown>)),
+        : query("executeRaw", () => db.query(sql, params)),
     executeValues: values,
     executeValuesUnprepared: values,
     // PGlite has no cursors over its wire protocol: a stream is the whole result, emitted in order.
@@ -91,6 +180,8 @@ const commit = (connection: SqlConnection.Connection) =>
  * An Effect `SqlClient` over PGlite, with pgvector loaded. PGlite runs one query at a time on a
  * single connection, so one semaphore guards it: a transaction holds it from BEGIN to COMMIT, and
  * every other statement waits for it, so concurrent fibers never interleave inside a transaction.
+ * PGlite works on a thread of its own, so this thread's event loop answers while a query runs; the
+ * lock on `dataDir` stays here. Closing the scope closes the database and ends that thread.
  */
 export const make = (options: PgliteOptions = {}) =>
   Effect.gen(function* () {
@@ -100,11 +191,7 @@ export const make = (options: PgliteOptions = {}) =>
     }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: async () => {
-          const db = await PGlite.create(options.dataDir, { extensions: { vector } })
-          await db.exec("CREATE EXTENSION IF NOT EXISTS vector")
-          return db
-        },
+        try: () => startThread(options.dataDir),
         catch: (cause) =>
           new SqlError({
             reason: new ConnectionError({
