@@ -1,4 +1,4 @@
-import { isNewer, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
+import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
 import { asksAboutThePast, questionType } from "@umo/plugins/answer"
 import { type AskedFacts, answersAsked, askedFacts, isAside } from "@umo/plugins/nlp"
 import { slotParts } from "../capture/Updates.js"
@@ -26,8 +26,11 @@ export const currentFirst = (
   const ranked = new Map(scores)
   const outdated = new Set<string>()
   const byId = new Map(facts.map((f) => [f.umo_id, f]))
+  const isNewer = isNewerAmong(facts)
   // Newest first, so a line of several versions settles from its newest down.
   const ordered = [...facts].sort((a, b) => (isNewer(a, b) ? -1 : 1))
+  // Only memories that state a single-valued fact can disagree (most state none).
+  const stating = facts.filter((f) => f.superseded_by === null && f.facts.some((x) => x.mode === "set"))
   for (const older of ordered) {
     const score = ranked.get(older.umo_id)
     if (score === undefined) continue
@@ -35,13 +38,9 @@ export const currentFirst = (
       ...(older.superseded_by !== null && byId.has(older.superseded_by)
         ? [byId.get(older.superseded_by)!]
         : []),
-      ...facts.filter(
-        (f) =>
-          f.superseded_by === null &&
-          older.superseded_by === null &&
-          isNewer(f, older) &&
-          disagree(f.facts, older.facts)
-      )
+      ...(older.superseded_by === null && older.facts.length > 0
+        ? stating.filter((f) => disagree(f.facts, older.facts) && isNewer(f, older))
+        : [])
     ]
     if (older.superseded_by !== null || newer.length > 0) outdated.add(older.umo_id)
     const ceiling = Math.min(...newer.map((n) => ranked.get(n.umo_id) ?? Number.POSITIVE_INFINITY))
@@ -66,6 +65,7 @@ export const pastFirst = (
   question: string
 ): Map<string, number> => {
   const ranked = new Map(scores)
+  const isNewer = isNewerAmong(facts)
   const text = question.toLowerCase().normalize("NFC")
   const lines = new Map<string, Array<StatedFact & { readonly memory: RankingFacts }>>()
   for (const memory of [...facts].sort((a, b) => (isNewer(a, b) ? 1 : -1)))
