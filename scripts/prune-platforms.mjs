@@ -65,6 +65,28 @@ for (const pkgDir of installs("onnxruntime-node")) {
     )
 }
 
+/**
+ * A node-gyp-build package's other-platform builds: its `prebuilds/<platform>-<arch>[+<arch>…]`
+ * directories but this platform's (usearch ships Linux, macOS and Windows builds, 4 MB each).
+ */
+const prunePrebuilds = (pkgDir) => {
+  const prebuilds = join(pkgDir, "prebuilds")
+  if (!existsSync(prebuilds)) return 0
+  let removed = 0
+  for (const dir of readdirSync(prebuilds)) {
+    const [platform, arches = ""] = dir.split("-")
+    if (platform === keep.platform && arches.split("+").includes(keep.arch)) continue
+    rmSync(join(prebuilds, dir), { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}
+
+for (const pkgDir of installs("usearch")) {
+  const removed = prunePrebuilds(pkgDir)
+  if (removed > 0) console.error(`prune-platforms: removed ${removed} other-platform builds from ${pkgDir}`)
+}
+
 for (const pkgDir of installs("onnxruntime-web")) {
   rmSync(pkgDir, { recursive: true, force: true })
   console.error(`prune-platforms: removed ${pkgDir} (the browser's ONNX runtime; Node runs onnxruntime-node)`)

@@ -4,6 +4,8 @@ import { Context, Effect } from "effect"
 export interface StageTiming {
   readonly name: string
   readonly ms: number
+  /** What the stage did, when that varies (a token, like the name). */
+  readonly description?: string | undefined
 }
 
 /**
@@ -19,14 +21,22 @@ export const StageTimings = Context.Reference<Array<StageTiming> | undefined>("@
 /** Milliseconds since `started` (a `performance.now()`), to a tenth. */
 export const elapsedMs = (started: number) => Math.round((performance.now() - started) * 10) / 10
 
-/** Runs `effect` and records its duration as stage `name` (a token: letters, digits, `-`, `_`). */
-export const timed =
-  (name: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+/**
+ * Runs `effect` and records its duration as stage `name` (a token: letters, digits, `-`, `_`),
+ * with the description `describe` gives of its result, if any.
+ */
+export function timed(name: string): <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+export function timed<A>(
+  name: string,
+  describe: (result: A) => string
+): <E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+export function timed<A>(name: string, describe?: (result: A) => string) {
+  return <E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.gen(function* () {
       const started = performance.now()
       const result = yield* effect
       const stages = yield* StageTimings
-      stages?.push({ name, ms: elapsedMs(started) })
+      stages?.push({ name, ms: elapsedMs(started), description: describe?.(result) })
       return result
     })
+}

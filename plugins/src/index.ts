@@ -11,6 +11,7 @@ export * from "./embedders/index.js"
 export * from "./files/index.js"
 export * from "./nlp/index.js"
 export * from "./rerankers/index.js"
+export * from "./search/index.js"
 export * from "./storage/index.js"
 
 export interface DefaultPluginOptions {

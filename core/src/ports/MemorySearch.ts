@@ -40,6 +40,14 @@ export interface RankingFacts {
  * Every call is scoped to one account, and so are the statistics behind its scores.
  */
 export interface MemorySearchShape {
+  /**
+   * Brings what the other calls read of the account up to the store's state as of this call: a
+   * search kept in memory applies the changes committed since it last looked (a search that reads
+   * the database itself has nothing to do). A search calls it once, before the others. Answers
+   * where the account's searches are served from now: the in-process `index`, or the `database`
+   * (a search that keeps no index, or one whose index is still loading).
+   */
+  readonly sync: (accountId: string) => Effect.Effect<"index" | "database", StoreError>
   /** Nearest memories by cosine similarity of their best chunk. */
   readonly searchVector: (
     accountId: string,

@@ -79,17 +79,24 @@ export const make = Effect.gen(function* () {
       const selection: Selection = { filter: options.filter, includeSuperseded: options.includeSuperseded }
       const pool = Math.max(50, options.limit * 4)
       const now = yield* Clock.currentTimeMillis
-      // Full text needs no vector: the database runs it while the model embeds the query, and
-      // the query's entities are found while both are under way.
+      // The index catches up with the store once, while the model embeds the query; full text
+      // needs no vector, so it runs then too, and the query's entities are found meanwhile.
+      const synced = yield* Effect.cached(index.sync(accountId).pipe(timed("sync", (path) => path)))
       const [[vector, byVector], byText, queryEntities] = yield* Effect.all(
         [
-          Effect.flatMap(Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), (vector) =>
-            Effect.map(
-              index.searchVector(accountId, vector, { limit: pool, ...selection }).pipe(timed("vector")),
-              (found) => [vector, found] as const
-            )
+          Effect.flatMap(
+            Effect.all([Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), synced], {
+              concurrency: "unbounded"
+            }),
+            ([vector]) =>
+              Effect.map(
+                index.searchVector(accountId, vector, { limit: pool, ...selection }).pipe(timed("vector")),
+                (found) => [vector, found] as const
+              )
           ),
-          index.searchText(accountId, query, { limit: pool, ...selection }).pipe(timed("text")),
+          Effect.andThen(synced, index.searchText(accountId, query, { limit: pool, ...selection })).pipe(
+            timed("text")
+          ),
           Effect.sync(
             () => new Set(findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text)))
           ).pipe(timed("entities"))

@@ -213,7 +213,14 @@ export const makeSearch = (
           Effect.mapError(storeError("could not read memories"))
         )
 
-  return makeMemorySearch({ searchVector, searchText, neighbours, rankingFacts })
+  // Every call reads the database itself: nothing to bring up to date.
+  return makeMemorySearch({
+    sync: () => Effect.succeed("database"),
+    searchVector,
+    searchText,
+    neighbours,
+    rankingFacts
+  })
 }
 
 /** The MemorySearch port on an Effect SqlClient, for the dimension of the embedder the store is pinned to. */

@@ -56,7 +56,7 @@ const metadata = fc.dictionary(fc.constantFrom("topic", "n", "tags", "flag"), me
 const day = fc.integer({ min: 0, max: 9 }).map((d) => new Date(Date.UTC(2024, 0, 1 + d)).toISOString())
 
 /** A memory's scope, metadata and time, as the property draws them. */
-const memoryFields = fc.record({
+export const memoryFields = fc.record({
   user_id: scopeValue,
   agent_id: scopeValue,
   session_id: scopeValue,
@@ -109,7 +109,8 @@ const condition: fc.Arbitrary<MemoryFilter> = fc.oneof(
     value: day.map((iso) => Date.parse(iso))
   })
 ) as fc.Arbitrary<MemoryFilter>
-const filter: fc.Arbitrary<MemoryFilter> = fc.letrec<{ filter: MemoryFilter }>((tie) => ({
+/** A filter expression over every field, nested a few levels. */
+export const filter: fc.Arbitrary<MemoryFilter> = fc.letrec<{ filter: MemoryFilter }>((tie) => ({
   filter: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     condition,
@@ -153,6 +154,7 @@ export const scopeCases = (it: Vitest.MethodsNonLive<Services>, pool: () => Read
                   // Some superseded: the first by the last, when there are two.
                   if (stored.length > 1)
                     yield* store.insertMany(account, [write(umo(seed), { supersedes: [stored[0]!.umo_id] })])
+                  yield* search.sync(account)
                   const all = (yield* store.list(account, { limit: 100, offset: 0, includeSuperseded: true }))
                     .items
                   for (const selection of selections) {
@@ -204,6 +206,7 @@ export const scopeCases = (it: Vitest.MethodsNonLive<Services>, pool: () => Read
         account,
         mine.map((u) => write(u))
       )
+      yield* search.sync(account)
       const onlyMine: MemoryFilter = {
         kind: "condition",
         field: { kind: "text", name: "user_id" },

@@ -15,9 +15,14 @@ import { allowedMethods } from "./AllowedMethods.js"
 import { type Caller, type RateDecision, RateLimiter } from "./RateLimiter.js"
 import { RequestId } from "./RequestContext.js"
 
-/** The `Server-Timing` value: the whole request, then its stages. */
+/** The `Server-Timing` value: the whole request, then its stages (with what they did, where that varies). */
 const serverTiming = (totalMs: number, stages: ReadonlyArray<StageTiming>) =>
-  [`app;dur=${totalMs}`, ...stages.map((s) => `${s.name};dur=${s.ms}`)].join(", ")
+  [
+    `app;dur=${totalMs}`,
+    ...stages.map(
+      (s) => `${s.name};dur=${s.ms}${s.description === undefined ? "" : `;desc=${s.description}`}`
+    )
+  ].join(", ")
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
 

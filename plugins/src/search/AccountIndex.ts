@@ -1,0 +1,400 @@
+import {
+  anyMemory,
+  type Candidate,
+  compareCodePoints,
+  type Entity,
+  type FilterableMemory,
+  isAnyMemory,
+  type MemoryFilter,
+  matchesFilter,
+  type Neighbours,
+  type RankingFacts,
+  type Selection,
+  type StatedFact
+} from "@umo/core"
+import { type TermCounts, TextPostings } from "./TextPostings.js"
+import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
+
+/** A memory as the index loads it from the store. */
+export interface IndexedRow extends FilterableMemory {
+  readonly umo_id: string
+  readonly superseded_by: string | null
+  readonly entities: ReadonlyArray<Entity>
+  readonly facts: ReadonlyArray<StatedFact>
+  /** Its stemmed terms and their counts, and its length in terms (its tsvector's). */
+  readonly terms: TermCounts
+  readonly length: number
+  /** Its chunk vectors, in chunk order. */
+  readonly vectors: ReadonlyArray<ArrayLike<number>>
+}
+
+interface Entry extends FilterableMemory {
+  readonly slot: number
+  readonly umo_id: string
+  superseded_by: string | null
+  readonly entities: ReadonlyArray<Entity>
+  readonly facts: ReadonlyArray<StatedFact>
+  readonly chunks: ReadonlyArray<number>
+  readonly lexemes: ReadonlyArray<string>
+  /** Content time in ms: the timeline's order. */
+  readonly time: number
+}
+
+/** BM25 scores the holders of the rarest query terms while they add up to at most this (the SQL search's budget). */
+const candidateBudget = 1_000
+/** A filtered selection smaller than this is searched whole (the SQL search's `exactBelow`). */
+const exactBelow = 2_000
+/** A selection with at most this many chunks is scanned exactly rather than searched through the graph. */
+const scanChunks = 6_000
+
+const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
+type ScopeField = (typeof scopeFields)[number]
+
+/** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
+const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
+
+/**
+ * One account's memories as search reads them, in memory: their chunk vectors (`VectorSet`),
+ * full-text postings (`TextPostings`), scope and source maps that narrow a filter to its memories,
+ * each source's timeline, and what ranking reads. Its answers are the SQL search's
+ * (`SqlMemorySearch`), by the same rules: selection first, then scores. Synchronous and pure: the
+ * caller keeps it in step with the store.
+ */
+export class AccountIndex {
+  private readonly entries: Array<Entry | undefined> = []
+  private readonly byId = new Map<string, number>()
+  private readonly vectors: VectorSet
+  private readonly text = new TextPostings()
+  private readonly scopes = new Map<ScopeField, Map<string, Set<number>>>(
+    scopeFields.map((field) => [field, new Map()])
+  )
+  /** Each source's memories (slots) by content time, then id. */
+  private readonly timelines = new Map<string, Array<number>>()
+
+  constructor(dims: number) {
+    this.vectors = new VectorSet(dims)
+  }
+
+  /** Live memories. */
+  get size(): number {
+    return this.byId.size
+  }
+
+  /** Whether the vector graph is built far enough to be searched (see `VectorSet.graphReady`). */
+  get vectorsReady(): boolean {
+    return !this.vectors.needsGraph || this.vectors.graphReady
+  }
+
+  /** Builds a batch of the vector graph; whether more remain. */
+  buildStep(): boolean {
+    return this.vectors.buildStep()
+  }
+
+  has(umoId: string): boolean {
+    return this.byId.has(umoId)
+  }
+
+  /** Adds a memory (replacing the one with its id, if any). */
+  add(row: IndexedRow): void {
+    this.remove(row.umo_id)
+    const slot = this.entries.length
+    const entry: Entry = {
+      slot,
+      umo_id: row.umo_id,
+      user_id: row.user_id,
+      agent_id: row.agent_id,
+      session_id: row.session_id,
+      source: row.source,
+      timestamp: row.timestamp,
+      created_at: row.created_at,
+      metadata: row.metadata,
+      superseded_by: row.superseded_by,
+      entities: row.entities,
+      facts: row.facts,
+      chunks: this.vectors.add(slot, row.vectors),
+      lexemes: row.terms.map(([lexeme]) => lexeme),
+      time: Date.parse(row.timestamp)
+    }
+    this.entries.push(entry)
+    this.byId.set(row.umo_id, slot)
+    this.text.add(slot, row.terms, row.length)
+    for (const field of scopeFields) {
+      const value = entry[field]
+      if (value === null) continue
+      const map = this.scopes.get(field)!
+      let slots = map.get(value)
+      if (slots === undefined) {
+        slots = new Set()
+        map.set(value, slots)
+      }
+      slots.add(slot)
+    }
+    const timeline = this.timeline(entry)
+    timeline.splice(this.position(timeline, entry), 0, slot)
+  }
+
+  /** Removes a memory (nothing when the index does not hold it). */
+  remove(umoId: string): void {
+    const slot = this.byId.get(umoId)
+    if (slot === undefined) return
+    const entry = this.entries[slot]!
+    const timeline = this.timeline(entry)
+    const at = this.position(timeline, entry)
+    if (timeline[at] === slot) timeline.splice(at, 1)
+    if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
+    this.entries[slot] = undefined
+    this.byId.delete(umoId)
+    this.vectors.remove(entry.chunks)
+    this.text.remove(slot, entry.lexemes)
+    for (const field of scopeFields) {
+      const value = entry[field]
+      if (value === null) continue
+      const map = this.scopes.get(field)!
+      const slots = map.get(value)
+      slots?.delete(slot)
+      if (slots?.size === 0) map.delete(value)
+    }
+  }
+
+  /** Marks a memory superseded (nothing when the index does not hold it). */
+  supersede(umoId: string, by: string): void {
+    const slot = this.byId.get(umoId)
+    if (slot !== undefined) this.entries[slot]!.superseded_by = by
+  }
+
+  /**
+   * Nearest memories by their best chunk's cosine similarity (`MemorySearch.searchVector`): the
+   * `limit * 4` nearest chunks of the selection, as the SQL search reads them, each memory
+   * scored by its best. A selection the scope maps narrow to a few thousand chunks is scanned
+   * exactly; a wider one is searched through the graph (or a scan of every chunk, for a set too
+   * small for one), which is asked for more until `limit` selected memories are found.
+   */
+  searchVector(
+    vector: ReadonlyArray<number>,
+    options: Selection & { readonly limit: number; readonly ids?: ReadonlyArray<string> | undefined }
+  ): Array<Candidate> {
+    const query = queryOf(vector)
+    const admits = this.admits(options)
+    const best = new Map<number, number>()
+    const keep = (near: ReadonlyArray<NearChunk>) => {
+      for (const { chunk, similarity } of near) {
+        const slot = this.vectors.owner(chunk)
+        if (slot !== -1 && admits(slot) && similarity > (best.get(slot) ?? -Infinity))
+          best.set(slot, similarity)
+      }
+    }
+    const chunksOf = (slots: Iterable<number>, atMost: number) => {
+      const chunks: Array<number> = []
+      for (const slot of slots) {
+        if (!admits(slot)) continue
+        chunks.push(...this.entries[slot]!.chunks)
+        if (chunks.length > atMost) return undefined
+      }
+      return chunks
+    }
+    if (options.ids !== undefined) {
+      const chunks = chunksOf(this.slotsOf(options.ids), Number.POSITIVE_INFINITY)!
+      keep(this.vectors.scan(query.vector, query.norm, chunks.length, chunks))
+      return this.top(best, options.limit)
+    }
+    const pool = options.limit * 4
+    const narrowed = this.narrowed(options.filter ?? anyMemory)
+    const chunks = narrowed === undefined ? undefined : chunksOf(narrowed, scanChunks)
+    if (chunks !== undefined) {
+      keep(this.vectors.scan(query.vector, query.norm, pool, chunks))
+      return this.top(best, options.limit)
+    }
+    for (let k = pool; ; k *= 4) {
+      best.clear()
+      keep(
+        this.vectors.graphReady
+          ? this.vectors.nearest(query.vector, query.norm, k)
+          : this.vectors.scan(query.vector, query.norm, k)
+      )
+      if (best.size >= options.limit || k >= this.vectors.size) break
+    }
+    return this.top(best, options.limit)
+  }
+
+  /**
+   * BM25 over the memories' terms (`MemorySearch.searchText`), given the query's distinct terms:
+   * the same candidates as the SQL search (the ids given; a filtered selection under 2,000
+   * memories whole; otherwise the holders of the rarest terms within the budget) and the same scores.
+   */
+  searchText(
+    lexemes: ReadonlyArray<string>,
+    options: Selection & { readonly limit: number; readonly ids?: ReadonlyArray<string> | undefined }
+  ): Array<Candidate> {
+    const admits = this.admits(options)
+    const candidates = new Set<number>()
+    if (options.ids !== undefined) {
+      for (const slot of this.slotsOf(options.ids)) if (admits(slot)) candidates.add(slot)
+    } else {
+      const filter = options.filter ?? anyMemory
+      const selected = isAnyMemory(filter) ? undefined : this.selected(filter, admits, exactBelow)
+      if (selected !== undefined && selected.length < exactBelow)
+        for (const slot of selected) candidates.add(slot)
+      else {
+        const rarest = lexemes
+          .map((lexeme) => ({ lexeme, documents: this.text.documentsWith(lexeme) }))
+          .sort((a, b) => a.documents - b.documents || compareCodePoints(a.lexeme, b.lexeme))
+        let running = 0
+        for (const term of rarest) {
+          running += term.documents
+          if (running > candidateBudget) break
+          this.text.holders(term.lexeme, (slot) => {
+            if (admits(slot)) candidates.add(slot)
+          })
+        }
+      }
+    }
+    const scored: Array<Candidate> = []
+    for (const slot of candidates) {
+      const score = this.text.score(slot, lexemes)
+      if (score !== undefined) scored.push({ umo_id: this.entries[slot]!.umo_id, score })
+    }
+    return scored.sort(byScore).slice(0, options.limit)
+  }
+
+  /** Each memory's neighbours in its source's timeline among the selection (`MemorySearch.neighbours`). */
+  neighbours(umoIds: ReadonlyArray<string>, selection: Selection): Array<Neighbours> {
+    const admits = this.admits(selection)
+    return [...this.slotsOf(umoIds)].map((slot) => {
+      const entry = this.entries[slot]!
+      const timeline = this.timeline(entry)
+      const at = this.position(timeline, entry)
+      const step = (from: number, by: 1 | -1) => {
+        for (let i = from; i >= 0 && i < timeline.length; i += by)
+          if (timeline[i] !== slot && admits(timeline[i]!)) return this.entries[timeline[i]!]!.umo_id
+        return null
+      }
+      return { umo_id: entry.umo_id, previous: step(at - 1, -1), next: step(at + 1, 1) }
+    })
+  }
+
+  /** What ranking reads of the memories among `umoIds` that the index holds. */
+  rankingFacts(umoIds: ReadonlyArray<string>): Array<RankingFacts> {
+    return [...this.slotsOf(umoIds)].map((slot) => {
+      const entry = this.entries[slot]!
+      return {
+        umo_id: entry.umo_id,
+        timestamp: entry.timestamp,
+        entities: entry.entities,
+        superseded_by: entry.superseded_by,
+        facts: entry.facts
+      }
+    })
+  }
+
+  private top(best: ReadonlyMap<number, number>, limit: number): Array<Candidate> {
+    return [...best]
+      .map(([slot, score]) => ({ umo_id: this.entries[slot]!.umo_id, score }))
+      .sort(byScore)
+      .slice(0, limit)
+  }
+
+  private slotsOf(umoIds: ReadonlyArray<string>): Set<number> {
+    const slots = new Set<number>()
+    for (const id of umoIds) {
+      const slot = this.byId.get(id)
+      if (slot !== undefined) slots.add(slot)
+    }
+    return slots
+  }
+
+  /** Whether a live memory is in the selection: current unless superseded ones are asked for, and admitted by the filter. */
+  private admits(selection: Selection): (slot: number) => boolean {
+    const filter = selection.filter ?? anyMemory
+    const any = isAnyMemory(filter)
+    const superseded = selection.includeSuperseded === true
+    return (slot) => {
+      const entry = this.entries[slot]
+      return (
+        entry !== undefined &&
+        (superseded || entry.superseded_by === null) &&
+        (any || matchesFilter(entry, filter))
+      )
+    }
+  }
+
+  /**
+   * The selected memories, read from the scope maps where the filter names scopes, else from
+   * every memory; `undefined` once there are `atMost` (the caller then needs no list).
+   */
+  private selected(
+    filter: MemoryFilter,
+    admits: (slot: number) => boolean,
+    atMost: number
+  ): Array<number> | undefined {
+    const selected: Array<number> = []
+    for (const slot of this.narrowed(filter) ?? this.byId.values()) {
+      if (!admits(slot)) continue
+      selected.push(slot)
+      if (selected.length >= atMost) return undefined
+    }
+    return selected
+  }
+
+  /**
+   * A superset of the memories a filter admits, from the scope and source maps, or undefined when
+   * the filter does not pin any of those fields (so every memory may pass).
+   */
+  private narrowed(filter: MemoryFilter): ReadonlySet<number> | undefined {
+    switch (filter.kind) {
+      case "and": {
+        let smallest: ReadonlySet<number> | undefined
+        for (const part of filter.filters) {
+          const slots = this.narrowed(part)
+          if (slots !== undefined && (smallest === undefined || slots.size < smallest.size)) smallest = slots
+        }
+        return smallest
+      }
+      case "or": {
+        if (filter.filters.length === 0) return undefined
+        const union = new Set<number>()
+        for (const part of filter.filters) {
+          const slots = this.narrowed(part)
+          if (slots === undefined) return undefined
+          for (const slot of slots) union.add(slot)
+        }
+        return union
+      }
+      case "not":
+        return undefined
+      case "condition": {
+        if (filter.field.kind !== "text") return undefined
+        const map = this.scopes.get(filter.field.name)!
+        const values = filter.op === "eq" ? [filter.value] : filter.op === "in" ? filter.values : undefined
+        if (values === undefined || values.some((v) => typeof v !== "string")) return undefined
+        if (values.length === 1) return map.get(values[0] as string) ?? new Set()
+        const union = new Set<number>()
+        for (const value of values) for (const slot of map.get(value as string) ?? []) union.add(slot)
+        return union
+      }
+    }
+  }
+
+  private timeline(entry: Entry): Array<number> {
+    const key = entry.source ?? ""
+    let timeline = this.timelines.get(key)
+    if (timeline === undefined) {
+      timeline = []
+      this.timelines.set(key, timeline)
+    }
+    return timeline
+  }
+
+  /** Where an entry is or would go in its timeline (binary search by content time, then id). */
+  private position(timeline: ReadonlyArray<number>, entry: Entry): number {
+    let low = 0
+    let high = timeline.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      const other = this.entries[timeline[middle]!]!
+      const before = other.time < entry.time || (other.time === entry.time && other.umo_id < entry.umo_id)
+      if (before) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
+}

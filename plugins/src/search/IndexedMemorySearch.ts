@@ -1,0 +1,332 @@
+import { Embedder, MemorySearch, type MemorySearchShape, makeMemorySearch, type StoreError } from "@umo/core"
+import { Cache, Config, Context, Duration, Effect, Exit, Fiber, Layer, type Scope, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
+import { pinEmbedder } from "../storage/EmbedderPin.js"
+import { makeSearch } from "../storage/SqlMemorySearch.js"
+import { AccountIndex, type IndexedRow } from "./AccountIndex.js"
+import { type ChainEvent, type IndexRows, makeIndexRows } from "./IndexRows.js"
+
+export interface IndexOptions {
+  /** Accounts with at most this many memories are loaded inside the first search that needs them. */
+  readonly loadInlineUpTo?: number | undefined
+  /** Chain entries a search applies itself; with more behind, it reads the database while the index catches up. */
+  readonly backlog?: number | undefined
+  /** Memories read in one query while loading. */
+  readonly pageSize?: number | undefined
+  /** Load every account with memories when the layer starts, in the background (default true). */
+  readonly preload?: boolean | undefined
+}
+
+/** How far the in-process index is: accounts it serves, accounts being loaded, memories held. */
+export interface IndexStatus {
+  readonly serving: number
+  readonly loading: number
+  readonly memories: number
+}
+
+/** The in-process search index, for health reports and benchmarks. */
+export class SearchIndex extends Context.Service<
+  SearchIndex,
+  {
+    readonly status: Effect.Effect<IndexStatus>
+    /** Loads the account's index if needed and waits until searches of the account are served by it. */
+    readonly ready: (accountId: string) => Effect.Effect<void, StoreError>
+  }
+>()("@umo/plugins/SearchIndex") {}
+
+interface AccountState {
+  readonly lock: Semaphore.Semaphore
+  index: AccountIndex | undefined
+  /** The chain position the index reflects. */
+  seq: number
+  /** Whether searches read the index (else the database, while it loads or catches up). */
+  serving: boolean
+  /** Whether a background load or catch-up is under way. */
+  busy: boolean
+  /** The last background load or catch-up started. */
+  work: Fiber.Fiber<void> | undefined
+}
+
+/** Lets the event loop run between batches of background work (`/health` must answer meanwhile). */
+const breather = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+/**
+ * MemorySearch from an in-process index of each account (`AccountIndex`), kept as a cache of the
+ * database, which stays the record. An account's index is loaded on its first search (or at
+ * start) and follows the account's chain: `sync`, which a search calls first, reads the chain's
+ * head and applies the captures, deletions and supersessions after the index's position — those
+ * of other processes on the same database too — so a search sees every change committed before
+ * it began. Until an account's index is loaded, or while it catches up on a long backlog in the
+ * background, its searches read the database (`SqlMemorySearch`), as they do if the index fails.
+ */
+export const make = (
+  sql: SqlClient.SqlClient,
+  dims: number,
+  scope: Scope.Scope,
+  { loadInlineUpTo = 1_000, backlog = 1_000, pageSize = 1_000, preload = true }: IndexOptions = {}
+) =>
+  Effect.gen(function* () {
+    const database = makeSearch(sql, dims)
+    const rows: IndexRows = makeIndexRows(sql)
+    const accounts = new Map<string, AccountState>()
+    // A search reads a query's terms twice (candidates, then the scores of given ids), and a
+    // retry or the next page asks the same query again: each costs a round trip otherwise.
+    const terms = yield* Cache.makeWith(rows.lexemes, {
+      capacity: 256,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
+    })
+
+    const stateOf = (accountId: string) => {
+      let state = accounts.get(accountId)
+      if (state === undefined) {
+        state = {
+          lock: Semaphore.makeUnsafe(1),
+          index: undefined,
+          seq: 0,
+          serving: false,
+          busy: false,
+          work: undefined
+        }
+        accounts.set(accountId, state)
+      }
+      return state
+    }
+
+    /** Applies chain entries in order: a capture adds the memory as it is now (or drops it, deleted since). */
+    const apply = (accountId: string, index: AccountIndex, events: ReadonlyArray<ChainEvent>) =>
+      Effect.gen(function* () {
+        const captured = events.filter((e) => e.kind === "capture").map((e) => e.umo_id)
+        const loaded = new Map((yield* rows.byIds(accountId, captured)).map((row) => [row.umo_id, row]))
+        for (const event of events) {
+          if (event.kind === "capture") {
+            const row = loaded.get(event.umo_id)
+            if (row === undefined) index.remove(event.umo_id)
+            else index.add(row)
+          } else if (event.kind === "delete") index.remove(event.umo_id)
+          else if (event.kind === "supersede" && event.superseded_by !== null)
+            index.supersede(event.umo_id, event.superseded_by)
+        }
+      })
+
+    /** Every memory of the account, a page at a time; the index and the chain position it reflects. */
+    const loadAll = (accountId: string, pause: Effect.Effect<void>) =>
+      Effect.gen(function* () {
+        const seq = yield* rows.head(accountId)
+        const index = new AccountIndex(dims)
+        let after: string | null = null
+        for (;;) {
+          const page: ReadonlyArray<IndexedRow> = yield* rows.page(accountId, after, pageSize)
+          for (const row of page) index.add(row)
+          yield* pause
+          if (page.length < pageSize) break
+          after = page.at(-1)!.umo_id
+        }
+        return { index, seq }
+      })
+
+    /** Applies the chain after the index's position, a page at a time, then builds the vector graph. */
+    const catchUp = (accountId: string, state: AccountState, pause: Effect.Effect<void>) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const done = yield* state.lock.withPermit(
+            Effect.gen(function* () {
+              const events = yield* rows.events(accountId, state.seq, pageSize)
+              if (events.length > 0) {
+                yield* apply(accountId, state.index!, events)
+                state.seq = events.at(-1)!.seq
+              }
+              if (events.length < pageSize && !state.index!.buildStep()) {
+                state.serving = true
+                return true
+              }
+              return false
+            })
+          )
+          if (done) return
+          yield* pause
+        }
+      })
+
+    const forget = (state: AccountState) =>
+      Effect.sync(() => {
+        state.index = undefined
+        state.serving = false
+        state.busy = false
+      })
+
+    /** Loads (or catches up) the account in the background; searches read the database meanwhile. */
+    const inBackground = (accountId: string, state: AccountState) =>
+      Effect.suspend(() => {
+        if (state.busy) return Effect.void
+        state.busy = true
+        return Effect.map(
+          Effect.forkIn(
+            Effect.gen(function* () {
+              if (state.index === undefined) {
+                const loaded = yield* loadAll(accountId, breather)
+                state.index = loaded.index
+                state.seq = loaded.seq
+              }
+              yield* catchUp(accountId, state, breather)
+              state.busy = false
+            }).pipe(
+              Effect.catchCause((cause) =>
+                Effect.andThen(
+                  Effect.logWarning(
+                    "search index: loading an account failed; its searches read the database",
+                    cause
+                  ),
+                  forget(state)
+                )
+              )
+            ),
+            scope
+          ),
+          (fiber) => {
+            state.work = fiber
+          }
+        )
+      })
+
+    const sync = (accountId: string): Effect.Effect<"index" | "database", StoreError> =>
+      Effect.suspend(() => {
+        const state = stateOf(accountId)
+        return state.lock.withPermit(
+          Effect.gen(function* () {
+            if (!state.serving) {
+              if (state.busy) return "database" as const
+              if (state.index !== undefined || (yield* rows.count(accountId)) > loadInlineUpTo) {
+                yield* inBackground(accountId, state)
+                return "database" as const
+              }
+              const loaded = yield* loadAll(accountId, Effect.void)
+              state.index = loaded.index
+              state.seq = loaded.seq
+              while (state.index.buildStep()) {}
+              state.serving = true
+            }
+            const head = yield* rows.head(accountId)
+            if (head - state.seq > backlog) {
+              state.serving = false
+              yield* inBackground(accountId, state)
+              return "database" as const
+            }
+            if (head > state.seq) {
+              const events = yield* rows.events(accountId, state.seq, backlog)
+              if (events.length > 0) {
+                yield* apply(accountId, state.index!, events)
+                state.seq = events.at(-1)!.seq
+              }
+            }
+            return "index" as const
+          })
+        )
+      })
+
+    /** The index call when the account's index serves, else the database's; an index that throws is dropped. */
+    const served = <A>(
+      accountId: string,
+      indexed: (index: AccountIndex) => Effect.Effect<A, StoreError>,
+      fromDatabase: Effect.Effect<A, StoreError>
+    ): Effect.Effect<A, StoreError> =>
+      Effect.suspend(() => {
+        const state = accounts.get(accountId)
+        if (state?.serving !== true || state.index === undefined) return fromDatabase
+        return indexed(state.index).pipe(
+          Effect.catchDefect((defect) =>
+            Effect.andThen(
+              Effect.logError("search index: a search failed; the account's index is dropped", defect),
+              Effect.andThen(forget(state), fromDatabase)
+            )
+          )
+        )
+      })
+
+    const search = makeMemorySearch({
+      sync,
+      searchVector: (accountId, vector, options) =>
+        served(
+          accountId,
+          (index) => Effect.sync(() => index.searchVector(vector, options)),
+          database.searchVector(accountId, vector, options)
+        ),
+      searchText: (accountId, query, options) =>
+        served(
+          accountId,
+          (index) =>
+            options.ids?.length === 0
+              ? Effect.succeed([])
+              : Effect.map(Cache.get(terms, query), (lexemes) => index.searchText(lexemes, options)),
+          database.searchText(accountId, query, options)
+        ),
+      neighbours: (accountId, umoIds, selection) =>
+        served(
+          accountId,
+          (index) => Effect.sync(() => index.neighbours(umoIds, selection)),
+          database.neighbours(accountId, umoIds, selection)
+        ),
+      rankingFacts: (accountId, umoIds) =>
+        served(
+          accountId,
+          (index) => Effect.sync(() => index.rankingFacts(umoIds)),
+          database.rankingFacts(accountId, umoIds)
+        )
+    })
+
+    const status = Effect.sync(
+      (): IndexStatus => ({
+        serving: [...accounts.values()].filter((s) => s.serving).length,
+        loading: [...accounts.values()].filter((s) => s.busy).length,
+        memories: [...accounts.values()].reduce((n, s) => n + (s.index?.size ?? 0), 0)
+      })
+    )
+
+    const ready = (accountId: string): Effect.Effect<void, StoreError> =>
+      Effect.gen(function* () {
+        for (;;) {
+          yield* sync(accountId)
+          const state = stateOf(accountId)
+          if (state.serving) return
+          if (!state.busy) yield* inBackground(accountId, state)
+          if (state.work !== undefined) yield* Fiber.await(state.work)
+        }
+      })
+
+    if (preload) {
+      // Largest accounts first, one at a time: each is served by the database until its turn.
+      yield* Effect.forkIn(
+        Effect.gen(function* () {
+          for (const accountId of yield* rows.accounts) yield* ready(accountId)
+        }).pipe(
+          Effect.catchCause((cause) =>
+            Effect.logWarning("search index: preloading stopped; accounts load on their first search", cause)
+          )
+        ),
+        scope
+      )
+    }
+    return { search, index: SearchIndex.of({ status, ready }) }
+  })
+
+/**
+ * MemorySearch served by the in-process index (see `make`), with the SearchIndex service beside
+ * it; `UMO_SEARCH_INDEX=false` turns the index off (every search reads the database).
+ */
+export const layer = (options: IndexOptions = {}) =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pinned = yield* pinEmbedder((yield* Embedder).model)
+      const enabled = yield* Config.Boolean("UMO_SEARCH_INDEX").pipe(Config.withDefault(true))
+      if (!enabled) {
+        const search = makeSearch(sql, pinned.dimensions)
+        const off = SearchIndex.of({
+          status: Effect.succeed({ serving: 0, loading: 0, memories: 0 }),
+          ready: () => Effect.void
+        })
+        return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, off))
+      }
+      const { search, index } = yield* make(sql, pinned.dimensions, yield* Effect.scope, options)
+      return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, index))
+    })
+  )

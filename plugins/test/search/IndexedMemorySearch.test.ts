@@ -1,0 +1,260 @@
+import { it } from "@effect/vitest"
+import {
+  AccountStore,
+  type Candidate,
+  type CaptureWrite,
+  type MemoryFilter,
+  MemorySearch,
+  type MemorySearchShape,
+  MemoryStore,
+  type Selection,
+  type Umo
+} from "@umo/core"
+import { Database, IndexedMemorySearch, SearchIndex } from "@umo/plugins"
+import { Effect, Exit, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import fc from "fast-check"
+import { describe, expect } from "vitest"
+import { makeSearch } from "../../src/storage/SqlMemorySearch.js"
+import { capturedPool, recapture, storageLayer } from "../storage/fixtures.js"
+import { filter, memoryFields } from "../storage/scopes.js"
+
+const newAccount = Effect.fn(function* (prefix: string) {
+  const accounts = yield* AccountStore
+  return (yield* accounts.ensureAccount(`${prefix}-${crypto.randomUUID()}`)).account_id
+})
+
+const write = (umo: Umo, supersedes: ReadonlyArray<string> = []): CaptureWrite => ({
+  umo,
+  supersedes,
+  facts: [],
+  inferUpdates: false
+})
+
+/** Candidates with scores rounded past the two engines' float differences (pgvector sums in float4). */
+const rounded = (candidates: ReadonlyArray<Candidate>) =>
+  candidates.map((c) => ({ umo_id: c.umo_id, score: Math.round(c.score * 1e5) / 1e5 }))
+
+const byId = <A extends { readonly umo_id: string }>(xs: ReadonlyArray<A>) =>
+  [...xs].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
+
+/**
+ * What the index answers is what the database answers: every call of the MemorySearch port, for
+ * queries and selections drawn at random, after the account went through random captures,
+ * deletions, supersessions and erasures.
+ */
+const sameAnswers = (
+  indexed: MemorySearchShape,
+  database: MemorySearchShape,
+  account: string,
+  queries: ReadonlyArray<{ readonly vector: ReadonlyArray<number>; readonly text: string }>,
+  selections: ReadonlyArray<Selection>,
+  ids: ReadonlyArray<string>
+) =>
+  Effect.gen(function* () {
+    yield* indexed.sync(account)
+    for (const selection of selections) {
+      const label = JSON.stringify(selection)
+      for (const query of queries) {
+        for (const options of [
+          { limit: 100, ...selection },
+          { limit: 3, ...selection },
+          { limit: 100, ids: ids.slice(0, 5), ...selection }
+        ]) {
+          const [a, b] = yield* Effect.all([
+            indexed.searchVector(account, query.vector, options),
+            database.searchVector(account, query.vector, options)
+          ])
+          expect(rounded(a), label).toEqual(rounded(b))
+          const [c, d] = yield* Effect.all([
+            indexed.searchText(account, query.text, options),
+            database.searchText(account, query.text, options)
+          ])
+          expect(rounded(c), label).toEqual(rounded(d))
+        }
+      }
+      const [e, f] = yield* Effect.all([
+        indexed.neighbours(account, ids, selection),
+        database.neighbours(account, ids, selection)
+      ])
+      expect(byId(e), label).toEqual(byId(f))
+    }
+    const [g, h] = yield* Effect.all([
+      indexed.rankingFacts(account, ids),
+      database.rankingFacts(account, ids)
+    ])
+    expect(byId(g)).toEqual(byId(h))
+  })
+
+const step = fc.oneof(
+  fc.record({ op: fc.constant("capture" as const), fields: memoryFields, text: fc.nat(7) }),
+  fc.record({
+    op: fc.constant("supersede" as const),
+    fields: memoryFields,
+    text: fc.nat(7),
+    pick: fc.nat(20)
+  }),
+  fc.record({ op: fc.constant("forget" as const), pick: fc.nat(20) }),
+  fc.record({ op: fc.constant("erase" as const), user: fc.constantFrom("alice", "bob", "Alice") })
+)
+
+describe("IndexedMemorySearch", () => {
+  it.layer(storageLayer(Database.pglite()), { timeout: "240 seconds" })((it) => {
+    let pool: ReadonlyArray<Umo> = []
+
+    it.effect("captures the pool through the real pipeline", () =>
+      Effect.gen(function* () {
+        pool = yield* capturedPool
+      })
+    )
+
+    it.effect(
+      "answers as the database does after random captures, deletions, supersessions and erasures, also in an index that loaded before them (property)",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const sql = yield* SqlClient.SqlClient
+          const indexed = yield* MemorySearch
+          const dims = pool[0]!.embedding.dimensions
+          const database = makeSearch(sql, dims)
+          const run = Effect.runPromiseWith(
+            yield* Effect.context<MemoryStore | AccountStore | MemorySearch>()
+          )
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(
+                fc.array(step, { minLength: 1, maxLength: 16 }),
+                fc.array(fc.record({ filter, includeSuperseded: fc.boolean() }), {
+                  minLength: 1,
+                  maxLength: 3
+                }),
+                (steps, selections) =>
+                  run(
+                    Effect.scoped(
+                      Effect.gen(function* () {
+                        const account = yield* newAccount("index")
+                        // Another process's index on the same database: loaded before the changes,
+                        // it learns of them only from the chain.
+                        const other = yield* IndexedMemorySearch.make(sql, dims, yield* Effect.scope, {
+                          preload: false
+                        })
+                        yield* other.search.sync(account)
+                        const stored: Array<Umo> = []
+                        const current = () =>
+                          Effect.map(store.list(account, { limit: 100, offset: 0 }), (p) => p.items)
+                        for (const s of steps) {
+                          if (s.op === "capture" || s.op === "supersede") {
+                            const umo = { ...recapture(pool[s.text % pool.length]!), ...s.fields }
+                            const live = s.op === "supersede" ? yield* current() : []
+                            const pick = s.op === "supersede" ? s.pick : 0
+                            const older = live.length > 0 ? [live[pick % live.length]!.umo_id] : []
+                            yield* store.insertMany(account, [write(umo, older)])
+                            stored.push(umo)
+                          } else if (s.op === "forget") {
+                            if (stored.length > 0)
+                              yield* store.remove(account, stored[s.pick % stored.length]!.umo_id)
+                          } else {
+                            const scoped: MemoryFilter = {
+                              kind: "condition",
+                              field: { kind: "text", name: "user_id" },
+                              op: "eq",
+                              value: s.user
+                            }
+                            yield* store.erase(account, scoped)
+                          }
+                          // The process's own index follows as it goes (some changes arrive one at a time).
+                          if (s.op !== "erase") yield* indexed.sync(account)
+                        }
+                        const queries = pool
+                          .slice(0, 3)
+                          .map((u) => ({ vector: u.embedding.chunks[0]!.vector, text: u.content }))
+                        const ids = [...stored.map((u) => u.umo_id), crypto.randomUUID()]
+                        yield* sameAnswers(indexed, database, account, queries, selections, ids)
+                        yield* sameAnswers(other.search, database, account, queries, selections, ids)
+                      })
+                    )
+                  )
+              ),
+              { numRuns: 30 }
+            )
+          )
+        })
+    )
+
+    it.effect(
+      "loads a large account in the background, answering from the database meanwhile, then from the index",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const sql = yield* SqlClient.SqlClient
+          const dims = pool[0]!.embedding.dimensions
+          const account = yield* newAccount("background")
+          const memories = Array.from(
+            { length: 40 },
+            (_, i) => ({ ...recapture(pool[i % pool.length]!), user_id: `user-${i % 4}` }) satisfies Umo
+          )
+          yield* store.insertMany(
+            account,
+            memories.map((u) => write(u))
+          )
+          const scope = yield* Scope.make()
+          const { search, index } = yield* IndexedMemorySearch.make(sql, dims, scope, {
+            preload: false,
+            loadInlineUpTo: 5,
+            pageSize: 7
+          })
+          yield* search.sync(account)
+          // Captured while the index loads: found by the search either way.
+          const late = recapture(pool[3]!)
+          yield* store.insertMany(account, [write(late)])
+          yield* search.sync(account)
+          const found = yield* search.searchVector(account, late.embedding.chunks[0]!.vector, {
+            limit: 100
+          })
+          expect(found.map((c) => c.umo_id)).toContain(late.umo_id)
+          yield* index.ready(account)
+          expect((yield* index.status).serving).toBe(1)
+          expect((yield* index.status).memories).toBe(41)
+          const queries = pool
+            .slice(0, 3)
+            .map((u) => ({ vector: u.embedding.chunks[0]!.vector, text: u.content }))
+          const selections: ReadonlyArray<Selection> = [
+            {},
+            {
+              filter: {
+                kind: "condition",
+                field: { kind: "text", name: "user_id" },
+                op: "eq",
+                value: "user-1"
+              }
+            }
+          ]
+          yield* sameAnswers(search, makeSearch(sql, dims), account, queries, selections, [
+            ...memories.map((u) => u.umo_id),
+            late.umo_id
+          ])
+          yield* Scope.close(scope, Exit.void)
+        })
+    )
+
+    it.effect("keeps a search's account apart: another account's index never answers for it", () =>
+      Effect.gen(function* () {
+        const store = yield* MemoryStore
+        const search = yield* MemorySearch
+        const index = yield* SearchIndex
+        const [alice, bob] = [yield* newAccount("alice"), yield* newAccount("bob")]
+        const secret = recapture(pool[1]!)
+        yield* store.insertMany(alice, [write(secret)])
+        yield* index.ready(alice)
+        yield* index.ready(bob)
+        expect(yield* search.searchVector(bob, secret.embedding.chunks[0]!.vector, { limit: 5 })).toEqual([])
+        expect(yield* search.searchText(bob, secret.content, { limit: 5 })).toEqual([])
+        expect(yield* search.rankingFacts(bob, [secret.umo_id])).toEqual([])
+        expect(yield* search.neighbours(bob, [secret.umo_id], {})).toEqual([])
+        expect(
+          (yield* search.searchVector(alice, secret.embedding.chunks[0]!.vector, { limit: 5 }))[0]?.umo_id
+        ).toBe(secret.umo_id)
+      })
+    )
+  })
+})
