@@ -14,7 +14,7 @@ const keys = { [key]: "faults" }
 const url = process.env["UMO_TEST_DATABASE_URL"]
 
 /** The chain of the test account, audited with the server's own key file. */
-const audit = async (database: ReturnType<typeof Database.pglite>, dataDir: string) => {
+const audit = async (database: ReturnType<typeof Database.postgres>, dataDir: string) => {
   const [chain] = await auditChains(
     ["faults"],
     StorageStack.layer({

@@ -1,7 +1,8 @@
 import { Embedder, MemorySearch, type MemorySearchShape, makeMemorySearch, type StoreError } from "@umo/core"
 import { Cache, Config, Context, Duration, Effect, Exit, Fiber, Layer, type Scope, Semaphore } from "effect"
-import { SqlClient } from "effect/sql"
+import type { SqlClient } from "effect/sql"
 import { pinEmbedder } from "../storage/EmbedderPin.js"
+import { readClient } from "../storage/ReadReplicas.js"
 import { makeSearch } from "../storage/SqlMemorySearch.js"
 import { AccountIndex, type IndexedRow } from "./AccountIndex.js"
 import { type ChainEvent, type IndexRows, makeIndexRows } from "./IndexRows.js"
@@ -315,7 +316,8 @@ export const make = (
 export const layer = (options: IndexOptions = {}) =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
+      // The index and its fallback only read: from a replica that has caught up, when there are some.
+      const sql = yield* readClient
       const pinned = yield* pinEmbedder((yield* Embedder).model)
       const enabled = yield* Config.Boolean("UMO_SEARCH_INDEX").pipe(Config.withDefault(true))
       if (!enabled) {

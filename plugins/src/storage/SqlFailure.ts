@@ -3,11 +3,12 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 /**
- * SQLSTATEs of a server shutting down or starting up (57P01–57P03) or out of connections (53300).
+ * SQLSTATEs of a server shutting down or starting up (57P01–57P03), out of connections (53300), or
+ * read-only (25006: a standby, during a failover, before the sessions reach the new primary).
  * The PostgreSQL client files them as UnknownError, but each passes on its own: the outage test
  * met "the database system is starting up" on connecting during a restart.
  */
-const passingStates = new Set(["57P01", "57P02", "57P03", "53300"])
+const passingStates = new Set(["57P01", "57P02", "57P03", "53300", "25006"])
 
 /**
  * Whether a failure means the database could not be reached (worth a 503 and a retry) rather than

@@ -15,6 +15,7 @@ import {
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { JWK } from "jose"
+import { readClient } from "./ReadReplicas.js"
 import { SigningKey } from "./SigningKey.js"
 import { isUnavailable, readSnapshot } from "./SqlFailure.js"
 import { insertRows } from "./SqlInsertRows.js"
@@ -82,6 +83,10 @@ export const make = (options: SqlLedgerOptions = {}) =>
     const keyRing = SqlKeyRing.make(sql, key)
     // Before anything is signed: this key must be the one the database's chains are signed with.
     yield* withStartupLock(keyRing.register)
+    // Checks, pages and audits only read: from a replica that has caught up, when there are some,
+    // each in one snapshot of that database (the ring it trusts included).
+    const reads = yield* readClient
+    const readRing = SqlKeyRing.make(reads, key)
 
     // Every entry and checkpoint names the key that signed it, which must be a trusted one.
     const checkpointValid = (
@@ -164,17 +169,17 @@ export const make = (options: SqlLedgerOptions = {}) =>
      */
     const segmentValid = (accountId: string, seq: number, trusted: ReadonlyMap<string, JWK>) =>
       Effect.gen(function* () {
-        const [lower] = yield* sql<Checkpoint>`
+        const [lower] = yield* reads<Checkpoint>`
         SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
         WHERE account_id = ${accountId} AND seq < ${seq} ORDER BY seq DESC LIMIT 1`
-        const [upper] = yield* sql<Checkpoint>`
+        const [upper] = yield* reads<Checkpoint>`
         SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
         WHERE account_id = ${accountId} AND seq >= ${seq} ORDER BY seq ASC LIMIT 1`
         const from = lower ? Number(lower.seq) : 1
         const limit = 2 * checkpointInterval + 1
-        const rows = (yield* sql<LedgerEntry>`
-        SELECT ${entryColumns(sql)} FROM ledger_entries
-        WHERE account_id = ${accountId} AND seq >= ${from} ${upper ? sql`AND seq <= ${upper.seq}` : sql``}
+        const rows = (yield* reads<LedgerEntry>`
+        SELECT ${entryColumns(reads)} FROM ledger_entries
+        WHERE account_id = ${accountId} AND seq >= ${from} ${upper ? reads`AND seq <= ${upper.seq}` : reads``}
         ORDER BY seq LIMIT ${limit + 1}`).map(toEntry)
         if (rows.length === 0 || rows.length > limit) return false
         const linked = rows.every(
@@ -192,7 +197,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
             Number(upper.seq) === last.seq &&
             checkpointValid({ ...upper, seq: Number(upper.seq) }, last, trusted)
           )
-        const [head] = yield* sql<{
+        const [head] = yield* reads<{
           seq: number
         }>`SELECT max(seq) AS seq FROM ledger_entries WHERE account_id = ${accountId}`
         return Number(head?.seq) === last.seq && verifyEntry(last, trusted)
@@ -200,15 +205,15 @@ export const make = (options: SqlLedgerOptions = {}) =>
 
     const check = (accountId: string, umoId: string, kind: LedgerEventKind) =>
       readSnapshot(
-        sql,
+        reads,
         Effect.gen(function* () {
-          const [row] = yield* sql<LedgerEntry>`
-        SELECT ${entryColumns(sql)} FROM ledger_entries
+          const [row] = yield* reads<LedgerEntry>`
+        SELECT ${entryColumns(reads)} FROM ledger_entries
         WHERE account_id = ${accountId} AND umo_id = ${umoId} AND kind = ${kind}
         ORDER BY seq DESC LIMIT 1`
           if (!row) return Option.none<ChainCheck>()
           const entry = toEntry(row)
-          const ring = yield* keyRing.read
+          const ring = yield* readRing.read
           const entry_valid = verifyEntry(entry, ring.trusted)
           // A key ring changed outside UMO puts every chain in doubt, whatever the entries say.
           const chain_valid = ring.intact && (yield* segmentValid(accountId, entry.seq, ring.trusted))
@@ -228,12 +233,12 @@ export const make = (options: SqlLedgerOptions = {}) =>
       page: { readonly before?: number | undefined; readonly limit: number }
     ) =>
       readSnapshot(
-        sql,
+        reads,
         Effect.map(
           // `::bigint`: a `before` past the integer column's range is a bound, not an error.
-          sql<LedgerEntry>`
-        SELECT ${entryColumns(sql)} FROM ledger_entries
-        WHERE account_id = ${accountId} ${page.before === undefined ? sql`` : sql`AND seq < ${page.before}::bigint`}
+          reads<LedgerEntry>`
+        SELECT ${entryColumns(reads)} FROM ledger_entries
+        WHERE account_id = ${accountId} ${page.before === undefined ? reads`` : reads`AND seq < ${page.before}::bigint`}
         ORDER BY seq DESC LIMIT ${page.limit + 1}`,
           (rows) => ({
             entries: rows.slice(0, page.limit).map(toEntry),
@@ -244,14 +249,14 @@ export const make = (options: SqlLedgerOptions = {}) =>
 
     const audit = (accountId: string) =>
       readSnapshot(
-        sql,
+        reads,
         Effect.gen(function* () {
-          const ring = yield* keyRing.read
-          const rows = (yield* sql<LedgerEntry>`
-        SELECT ${entryColumns(sql)} FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`).map(
+          const ring = yield* readRing.read
+          const rows = (yield* reads<LedgerEntry>`
+        SELECT ${entryColumns(reads)} FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`).map(
             toEntry
           )
-          const checkpoints = yield* sql<Checkpoint>`
+          const checkpoints = yield* reads<Checkpoint>`
         SELECT account_id::text AS account_id, seq, entry_hash, signature, key_id FROM ledger_checkpoints
         WHERE account_id = ${accountId} ORDER BY seq`
           const entriesValid = rows.every(
@@ -267,7 +272,7 @@ export const make = (options: SqlLedgerOptions = {}) =>
               checkpointValid({ ...cp, seq: Number(cp.seq) }, rows[Number(cp.seq) - 1], ring.trusted)
             )
           // The head row records where the chain ended: entries cut off the end show up here.
-          const [head] = yield* sql<{ seq: number; entry_hash: string }>`
+          const [head] = yield* reads<{ seq: number; entry_hash: string }>`
           SELECT seq, entry_hash FROM ledger_heads WHERE account_id = ${accountId}`
           const headValid =
             (head === undefined && rows.length === 0) ||
@@ -282,8 +287,8 @@ export const make = (options: SqlLedgerOptions = {}) =>
       ).pipe(Effect.mapError(ledgerError("could not audit the ledger")))
 
     const signingKeys = readSnapshot(
-      sql,
-      Effect.map(keyRing.read, (ring) => ring.keySet)
+      reads,
+      Effect.map(readRing.read, (ring) => ring.keySet)
     ).pipe(Effect.mapError(ledgerError("could not read the signing keys")))
 
     return Ledger.of({

@@ -8,7 +8,7 @@ import {
   semanticHash
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { readClient } from "./ReadReplicas.js"
 import { readSnapshot, storeError } from "./SqlFailure.js"
 import { chunksOf, type MemoryRow, memoryColumns, toStored } from "./SqlMemoryRows.js"
 
@@ -19,7 +19,8 @@ import { chunksOf, type MemoryRow, memoryColumns, toStored } from "./SqlMemoryRo
  * one snapshot, so a write landing meanwhile cannot make an intact memory look changed.
  */
 export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  // Proofs only read: from a replica that has caught up, when there are some (see ReadReplicas).
+  const sql = yield* readClient
   const ledger = yield* Ledger
 
   const proof = (accountId: string, umoId: string) =>

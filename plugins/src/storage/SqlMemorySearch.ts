@@ -11,8 +11,9 @@ import {
   type Selection
 } from "@umo/core"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import type { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
+import { readClient } from "./ReadReplicas.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
 import { filterSql } from "./SqlFilter.js"
 import { vectorText } from "./SqlMemoryRows.js"
@@ -228,6 +229,6 @@ export const layer = Layer.effect(
   MemorySearch,
   Effect.gen(function* () {
     const pinned = yield* pinEmbedder((yield* Embedder).model)
-    return makeSearch(yield* SqlClient.SqlClient, pinned.dimensions)
+    return makeSearch(yield* readClient, pinned.dimensions)
   })
 )

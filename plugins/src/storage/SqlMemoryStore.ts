@@ -16,6 +16,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
+import { readClient } from "./ReadReplicas.js"
 import { eraseMatching } from "./SqlErasure.js"
 import { makeExports } from "./SqlExports.js"
 import { storeError, transaction } from "./SqlFailure.js"
@@ -39,6 +40,8 @@ export const make = Effect.gen(function* () {
   const pinned = yield* pinEmbedder(embedder.model)
   const dims = pinned.dimensions
   const statistics = yield* TableStatistics.make(sql, yield* Effect.scope)
+  // What only reads goes to a replica that has caught up, when there are some (see ReadReplicas).
+  const reads = yield* readClient
 
   const memoryColumns = columnsOf(sql)
 
@@ -224,34 +227,36 @@ export const make = Effect.gen(function* () {
   const getMany: MemoryStoreShape["getMany"] = (accountId, umoIds) =>
     umoIds.length === 0
       ? Effect.succeed([])
-      : sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
+      : reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", umoIds)}`.pipe(
           Effect.map((rows) => rows.map(toStored)),
           Effect.mapError(storeError("could not read memories"))
         )
 
   const get = (accountId: string, umoId: string) =>
-    sql<MemoryRow>`SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
+    reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
       Effect.mapError(storeError("could not read the memory"))
     )
 
   // `memories` is its own alias: memoryColumns names it so.
   const filters = filterSql(sql, "memories")
+  const readFilters = filterSql(reads, "memories")
+  const readColumns = columnsOf(reads)
 
   const list: MemoryStoreShape["list"] = (accountId, options) =>
     Effect.gen(function* () {
-      const selected = filters.selected(options)
-      const [count] = yield* sql<{ total: number }>`
+      const selected = readFilters.selected(options)
+      const [count] = yield* reads<{ total: number }>`
         SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} AND ${selected}`
-      const rows = yield* sql<MemoryRow>`
-        SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND ${selected}
+      const rows = yield* reads<MemoryRow>`
+        SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${selected}
         ORDER BY created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
       return { items: rows.map(toStored), total: Number(count?.total ?? 0) }
     }).pipe(Effect.mapError(storeError("could not list memories")))
 
   /** The memory and every memory linked to it by supersession, through any number of links. */
   const history: MemoryStoreShape["history"] = (accountId, umoId) =>
-    sql<MemoryRow>`
+    reads<MemoryRow>`
       WITH RECURSIVE line(umo_id) AS (
         SELECT umo_id FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
         UNION
@@ -262,7 +267,7 @@ export const make = Effect.gen(function* () {
           SELECT p.umo_id FROM memories p WHERE p.account_id = ${accountId} AND p.superseded_by = m.umo_id
         ) linked
       )
-      SELECT ${memoryColumns} FROM memories WHERE account_id = ${accountId} AND umo_id IN (SELECT umo_id FROM line)
+      SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND umo_id IN (SELECT umo_id FROM line)
       ORDER BY content_time, umo_id`.pipe(
       Effect.map((rows) => (rows.length === 0 ? Option.none() : Option.some(rows.map(toStored)))),
       Effect.mapError(storeError("could not read the memory's history"))
@@ -294,7 +299,7 @@ export const make = Effect.gen(function* () {
     )
 
   const vectors = (accountId: string, umoId: string) =>
-    chunksOf(sql, accountId, umoId).pipe(
+    chunksOf(reads, accountId, umoId).pipe(
       Effect.map((chunks) => chunks.map((c) => c.vector)),
       Effect.mapError(storeError("could not read vectors"))
     )
@@ -305,10 +310,14 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not erase the memories"))
     )
 
-  const exports = makeExports(sql, filters)
+  // An export pages through the account from a replica; an import asks which originals it holds
+  // already after writing some itself, so it asks the primary.
+  const { exportPage } = makeExports(reads, readFilters)
+  const { originsOf } = makeExports(sql, filters)
 
   return makeMemoryStore({
-    ...exports,
+    exportPage,
+    originsOf,
     insert,
     insertMany,
     idempotentAnswer,

@@ -1,9 +1,13 @@
 /**
- * Storage and provenance adapters: one SQL store (PGlite or PostgreSQL + pgvector), the signed
- * per-account hash chain, accounts and keys, and the signing key.
+ * Storage and provenance adapters: one SQL store (PGlite or PostgreSQL + pgvector, with read
+ * replicas and a primary found among several servers), the signed per-account hash chain, accounts
+ * and keys, and the signing key.
  */
 export * as Database from "./Database.js"
 export * as PgliteSqlClient from "./PgliteSqlClient.js"
+export * as PostgresHosts from "./PostgresHosts.js"
+export * as ReadReplicas from "./ReadReplicas.js"
+export { ReadSqlClient, ReadsSince } from "./ReadReplicas.js"
 export * as SigningKey from "./SigningKey.js"
 export * as SqlAccountStore from "./SqlAccountStore.js"
 export * as SqlKeyRing from "./SqlKeyRing.js"

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { sha256Hex } from "@umo/core"
 import { elapsedMs, type StageTiming, StageTimings } from "@umo/memory"
+import { ReadsSince } from "@umo/plugins"
 import { ByteSize, Cause, Effect } from "effect"
 import {
   HttpEffect,
@@ -25,6 +26,9 @@ const serverTiming = (totalMs: number, stages: ReadonlyArray<StageTiming>) =>
   ].join(", ")
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
+
+/** `Retry-After` of a 503: a failover takes seconds (PostgreSQL promotes a standby in about one). */
+const retryAfterSeconds = 2
 
 /**
  * Largest request body read (413 beyond): a full batch (100 items of 50,000 characters, up to 4
@@ -133,11 +137,16 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const decision = yield* limiter.take(callerOf(request))
     const finish = (response: HttpServerResponse.HttpServerResponse) => {
       const durationMs = elapsedMs(started)
-      const final = HttpServerResponse.setHeaders(asProblem(response, requestId, request), {
+      const answered = asProblem(response, requestId, request)
+      const final = HttpServerResponse.setHeaders(answered, {
         "x-request-id": requestId,
         // The time the server spent on the request and its stages (W3C Server Timing).
         "server-timing": serverTiming(durationMs, stages),
-        ...rateHeaders(decision)
+        ...rateHeaders(decision),
+        // The database (or a model) is out for now (a failover, say): when to try again.
+        ...(answered.status === 503 && answered.headers["retry-after"] === undefined
+          ? { "retry-after": String(retryAfterSeconds) }
+          : {})
       })
       return Effect.as(
         Effect.logInfo("request").pipe(
@@ -175,6 +184,8 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
       ),
       Effect.provideService(RequestId, requestId),
       Effect.provideService(StageTimings, stages),
+      // Reads see every write committed before the request began, on a replica or the primary.
+      Effect.provideService(ReadsSince, started),
       Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
     )
   })
