@@ -27,8 +27,8 @@ const serverTiming = (totalMs: number, stages: ReadonlyArray<StageTiming>) =>
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/
 
-/** `Retry-After` of a 503: a failover takes seconds (PostgreSQL promotes a standby in about one). */
-const retryAfterSeconds = 2
+/** `Retry-After` of a 503: a database restart or a standby's promotion takes a second or so. */
+const retryAfterSeconds = 1
 
 /**
  * Largest request body read (413 beyond): a full batch (100 items of 50,000 characters, up to 4

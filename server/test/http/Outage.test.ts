@@ -156,6 +156,7 @@ describe.runIf(url)("a PostgreSQL outage", () => {
         yield* Effect.promise(link.cut)
         const during = yield* capture("During the outage.")
         expect(during.status).toBe(503)
+        expect(during.headers["retry-after"]).toBe("1")
         expect(yield* during.json).toEqual({ detail: expect.stringContaining("unavailable") })
         yield* Effect.promise(link.open)
         let after = yield* capture("After the outage.")
@@ -176,7 +177,8 @@ describe.runIf(url)("a PostgreSQL outage", () => {
           baseUrl: served.baseUrl,
           apiKey: keys.alice,
           maxRetries: 30,
-          maxRetryDelayMs: 500
+          // The server's 503s ask for a retry after 1 s.
+          maxRetryDelayMs: 1_000
         })
         const inputs = (client: number, batch: number) =>
           Array.from(
