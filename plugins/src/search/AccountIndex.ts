@@ -80,9 +80,9 @@ export class AccountIndex {
     return this.byId.size
   }
 
-  /** Whether the vector graph is built far enough to be searched (see `VectorSet.graphReady`). */
-  get vectorsReady(): boolean {
-    return !this.vectors.needsGraph || this.vectors.graphReady
+  /** Whether the vector graph lacks chunks the index holds (see `buildStep`). */
+  get graphBehind(): boolean {
+    return this.vectors.graphBehind
   }
 
   /** Builds a batch of the vector graph; whether more remain. */

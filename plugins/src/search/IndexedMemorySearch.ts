@@ -46,6 +46,8 @@ interface AccountState {
   busy: boolean
   /** The last background load or catch-up started. */
   work: Fiber.Fiber<void> | undefined
+  /** Whether chunks captured since the load are being added to the vector graph in the background. */
+  building: boolean
 }
 
 /** Lets the event loop run between batches of background work (`/health` must answer meanwhile). */
@@ -86,7 +88,8 @@ export const make = (
           seq: 0,
           serving: false,
           busy: false,
-          work: undefined
+          work: undefined,
+          building: false
         }
         accounts.set(accountId, state)
       }
@@ -189,6 +192,30 @@ export const make = (
         )
       })
 
+    /**
+     * Adds the chunks captured since the load to the vector graph, a batch at a time between other
+     * work (until then searches scan them exactly: `VectorSet.nearest`).
+     */
+    const buildInBackground = (state: AccountState) =>
+      Effect.suspend(() => {
+        if (state.building || state.index?.graphBehind !== true) return Effect.void
+        state.building = true
+        return Effect.asVoid(
+          Effect.forkIn(
+            Effect.gen(function* () {
+              while (state.index?.buildStep() === true) yield* breather
+            }).pipe(
+              Effect.ensuring(
+                Effect.sync(() => {
+                  state.building = false
+                })
+              )
+            ),
+            scope
+          )
+        )
+      })
+
     const sync = (accountId: string): Effect.Effect<"index" | "database", StoreError> =>
       Effect.suspend(() => {
         const state = stateOf(accountId)
@@ -217,6 +244,7 @@ export const make = (
               if (events.length > 0) {
                 yield* apply(accountId, state.index!, events)
                 state.seq = events.at(-1)!.seq
+                yield* buildInBackground(state)
               }
             }
             return "index" as const

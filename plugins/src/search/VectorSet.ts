@@ -51,9 +51,9 @@ export class VectorSet {
     return this.live
   }
 
-  /** Whether the set is, or has been, large enough to be searched through a graph. */
-  get needsGraph(): boolean {
-    return this.graph !== undefined || this.live >= graphFrom
+  /** Whether `buildStep` has work: a graph to make, or chunks it does not hold yet. */
+  get graphBehind(): boolean {
+    return this.graph === undefined ? this.live >= graphFrom : this.pending.length > 0
   }
 
   /**
