@@ -6,6 +6,7 @@ import {
   type FilterableMemory,
   isAnyMemory,
   type MemoryFilter,
+  type MetadataValue,
   matchesFilter,
   type Neighbours,
   type RankingFacts,
@@ -46,9 +47,33 @@ const candidateBudget = 1_000
 const exactBelow = 2_000
 /** A selection with at most this many chunks is scanned exactly rather than searched through the graph. */
 const scanChunks = 6_000
+/** A graph search asks for at most this share (1 in …) of the set's chunks before a scan replaces it. */
+const graphShare = 16
 
 const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 type ScopeField = (typeof scopeFields)[number]
+
+/** Adds a memory to (or removes it from) the memories holding `value` in `map`. */
+const member = (map: Map<string, Set<number>>, value: string, slot: number, holds: boolean) => {
+  let slots = map.get(value)
+  if (slots === undefined) {
+    if (!holds) return
+    slots = new Set()
+    map.set(value, slots)
+  }
+  if (holds) slots.add(slot)
+  else {
+    slots.delete(slot)
+    if (slots.size === 0) map.delete(value)
+  }
+}
+
+/**
+ * The values a metadata value is equal to, as `matchesFilter`'s `eq` reads it, by their JSON:
+ * itself (not null), or each string of a list.
+ */
+const metadataValues = (value: MetadataValue): ReadonlyArray<string> =>
+  value === null ? [] : Array.isArray(value) ? value.map((v) => JSON.stringify(v)) : [JSON.stringify(value)]
 
 /** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
 const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
@@ -68,6 +93,8 @@ export class AccountIndex {
   private readonly scopes = new Map<ScopeField, Map<string, Set<number>>>(
     scopeFields.map((field) => [field, new Map()])
   )
+  /** For each metadata key, the memories holding each value (a list: each of its strings), by the value's JSON. */
+  private readonly metadata = new Map<string, Map<string, Set<number>>>()
   /** Each source's memories (slots) by content time, then id. */
   private readonly timelines = new Map<string, Array<number>>()
 
@@ -120,14 +147,15 @@ export class AccountIndex {
     this.text.add(slot, row.terms, row.length)
     for (const field of scopeFields) {
       const value = entry[field]
-      if (value === null) continue
-      const map = this.scopes.get(field)!
-      let slots = map.get(value)
-      if (slots === undefined) {
-        slots = new Set()
-        map.set(value, slots)
+      if (value !== null) member(this.scopes.get(field)!, value, slot, true)
+    }
+    for (const [key, value] of Object.entries(entry.metadata)) {
+      let values = this.metadata.get(key)
+      if (values === undefined) {
+        values = new Map()
+        this.metadata.set(key, values)
       }
-      slots.add(slot)
+      for (const held of metadataValues(value)) member(values, held, slot, true)
     }
     const timeline = this.timeline(entry)
     timeline.splice(this.position(timeline, entry), 0, slot)
@@ -148,11 +176,13 @@ export class AccountIndex {
     this.text.remove(slot, entry.lexemes)
     for (const field of scopeFields) {
       const value = entry[field]
-      if (value === null) continue
-      const map = this.scopes.get(field)!
-      const slots = map.get(value)
-      slots?.delete(slot)
-      if (slots?.size === 0) map.delete(value)
+      if (value !== null) member(this.scopes.get(field)!, value, slot, false)
+    }
+    for (const [key, value] of Object.entries(entry.metadata)) {
+      const values = this.metadata.get(key)
+      if (values === undefined) continue
+      for (const held of metadataValues(value)) member(values, held, slot, false)
+      if (values.size === 0) this.metadata.delete(key)
     }
   }
 
@@ -204,15 +234,18 @@ export class AccountIndex {
       keep(this.vectors.scan(query.vector, query.norm, pool, chunks))
       return this.top(best, options.limit)
     }
-    for (let k = pool; ; k *= 4) {
-      best.clear()
-      keep(
-        this.vectors.graphReady
-          ? this.vectors.nearest(query.vector, query.norm, k)
-          : this.vectors.scan(query.vector, query.norm, k)
-      )
-      if (best.size >= options.limit || k >= this.vectors.size) break
-    }
+    // Through the graph, asked for more while too few of what it finds are selected, as long as
+    // that stays a small share of the set; past that, the selected memories' chunks are scanned
+    // (every memory is tested against the filter, which costs less than a graph search that deep).
+    if (this.vectors.graphReady)
+      for (let k = pool; k * graphShare <= this.vectors.size; k *= 4) {
+        best.clear()
+        keep(this.vectors.nearest(query.vector, query.norm, k))
+        if (best.size >= options.limit) return this.top(best, options.limit)
+      }
+    best.clear()
+    const selected = chunksOf(narrowed ?? this.byId.values(), Number.POSITIVE_INFINITY)!
+    keep(this.vectors.scan(query.vector, query.norm, pool, selected))
     return this.top(best, options.limit)
   }
 
@@ -362,13 +395,22 @@ export class AccountIndex {
       case "not":
         return undefined
       case "condition": {
-        if (filter.field.kind !== "text") return undefined
-        const map = this.scopes.get(filter.field.name)!
+        // Equal to a value, or to one of several: those holding it. (Equal to null holds for an
+        // absent field too, which no map lists.)
         const values = filter.op === "eq" ? [filter.value] : filter.op === "in" ? filter.values : undefined
-        if (values === undefined || values.some((v) => typeof v !== "string")) return undefined
-        if (values.length === 1) return map.get(values[0] as string) ?? new Set()
+        if (values === undefined || values.includes(null)) return undefined
+        const field = filter.field
+        if (field.kind === "time") return undefined
+        const [map, keys] =
+          field.kind === "text"
+            ? [this.scopes.get(field.name)!, values.filter((v) => typeof v === "string")]
+            : [
+                this.metadata.get(field.key) ?? new Map<string, Set<number>>(),
+                values.map((v) => JSON.stringify(v))
+              ]
+        if (keys.length === 1) return map.get(keys[0]!) ?? new Set()
         const union = new Set<number>()
-        for (const value of values) for (const slot of map.get(value as string) ?? []) union.add(slot)
+        for (const key of keys) for (const slot of map.get(key) ?? []) union.add(slot)
         return union
       }
     }

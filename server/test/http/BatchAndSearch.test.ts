@@ -88,7 +88,7 @@ describe("batch and search", () => {
         )
         expect(raw.status).toBe(200)
         const metrics = raw.headers["server-timing"]!.split(", ")
-        for (const metric of metrics) expect(metric).toMatch(/^[a-z]+;dur=\d+(\.\d)?$/)
+        for (const metric of metrics) expect(metric).toMatch(/^[a-z]+;dur=\d+(\.\d)?(;desc=[a-z]+)?$/)
         const names = metrics.map((m) => m.split(";")[0])
         expect(names[0]).toBe("app")
         expect(names.slice(1).sort()).toEqual([
@@ -97,9 +97,12 @@ describe("batch and search", () => {
           "entities",
           "read",
           "rescore",
+          "sync",
           "text",
           "vector"
         ])
+        // A small account is loaded into the in-process index by its first search, which serves it.
+        expect(metrics.find((m) => m.startsWith("sync;"))).toMatch(/;desc=index$/)
         for (const [payload, rule] of [
           [{ query: "x", limit: 51 }, "limit: Expected a value between 1 and 50"],
           [{ query: "x", limit: 0 }, "limit: Expected a value between 1 and 50"],
