@@ -1,3 +1,4 @@
+import { cosineSimilarity } from "@umo/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { graphFrom, queryOf, VectorSet } from "../../src/search/VectorSet.js"
@@ -15,22 +16,10 @@ const clustered = (count: number, seed: number) => {
   return Array.from({ length: count }, (_, i) => centres[i % centres.length]!.map((x) => x + 0.6 * random()))
 }
 
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!
-    na += a[i]! * a[i]!
-    nb += b[i]! * b[i]!
-  }
-  return dot / Math.sqrt(na * nb)
-}
-
 /** The `k` nearest by brute force, best first. */
 const bruteForce = (vectors: ReadonlyArray<ReadonlyArray<number>>, query: ReadonlyArray<number>, k: number) =>
   vectors
-    .map((v, i) => ({ i, s: cosine(v, query) }))
+    .map((v, i) => ({ i, s: cosineSimilarity(v, query) }))
     .sort((a, b) => b.s - a.s)
     .slice(0, k)
     .map((x) => x.i)
@@ -67,7 +56,8 @@ describe("VectorSet", () => {
           expect(scanned.every((n) => !removed.has(n.chunk))).toBe(true)
           // The same chunks; similarities as computed here (float32 vectors, double sums).
           expect(best(scanned, k).sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b))
-          for (const n of scanned) expect(n.similarity).toBeCloseTo(cosine(vectors[n.chunk]!, query), 5)
+          for (const n of scanned)
+            expect(n.similarity).toBeCloseTo(cosineSimilarity(vectors[n.chunk]!, query), 5)
           // A subset is scanned among its own chunks only.
           const some = live.filter(({ i }) => i % 3 === 0).map(({ i }) => i)
           const inSome = set.scan(q.vector, q.norm, k, some)
