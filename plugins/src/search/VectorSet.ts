@@ -18,6 +18,9 @@ const graphBatch = 64
 /** Up to this many chunks, a scan scores each one here; beyond, usearch's exact search ranks them first. */
 const scannedHere = 256
 
+/** A scanned subset up to this many chunks is copied apart (24 MB at 768 dimensions); a larger one is ranked among all. */
+const gatheredAtMost = 8_192
+
 /** Chunks not yet in the graph that a graph search still finds by scanning them exactly. */
 const pendingScanned = 2_000
 
@@ -36,6 +39,8 @@ export class VectorSet {
   private graph: InstanceType<typeof usearch.Index> | undefined
   /** Chunks added since the graph was made that it does not hold yet (built in batches). */
   private pending: Array<number> = []
+  /** Where `scan` copies a subset of the rows (grown as needed, at most `gatheredAtMost` rows). */
+  private scratch = new Float32Array(0)
 
   constructor(
     readonly dims: number,
@@ -154,9 +159,9 @@ export class VectorSet {
     const near: Array<NearChunk> = []
     const graphed = this.graph?.size() ?? 0
     if (this.graph !== undefined && graphed > 0) {
-      // Twice as many as asked (and at least 64), rescored exactly: the graph's int8 distances
-      // misorder near neighbours, the exact ones put the best first again.
-      const found = this.graph.search(query, Math.min(Math.max(2 * k, 64), graphed), 1)
+      // At least 64, rescored exactly: the graph's int8 distances misorder near neighbours, the
+      // exact ones put the best first again. (A search asks for 4 chunks a memory it wants.)
+      const found = this.graph.search(query, Math.min(Math.max(k, 64), graphed), 1)
       for (const key of found.keys) {
         const chunk = Number(key)
         if (this.owners[chunk] !== -1)
@@ -172,35 +177,48 @@ export class VectorSet {
   /**
    * The `k` chunks nearest a query among `chunks` (every chunk the set ever held, when omitted),
    * scored exactly; unsorted, removed chunks left out. Few are scored here one by one; more are
-   * ranked by usearch's exact search (SIMD, several times faster) and only those kept are
-   * scored here, so a large set costs about a millisecond per 10,000 chunks.
+   * ranked by usearch's exact search (SIMD, several times faster) and only those kept are scored
+   * here: a subset of up to `gatheredAtMost` chunks copied into a buffer kept for the purpose, a
+   * larger one ranked among every chunk of the set.
    */
   scan(query: Float32Array, queryNorm: number, k: number, chunks?: ArrayLike<number>): Array<NearChunk> {
     const count = chunks?.length ?? this.used
     const near: Array<NearChunk> = []
-    if (count <= scannedHere || k >= count) {
-      for (let i = 0; i < count; i++) {
-        const chunk = chunks === undefined ? i : chunks[i]!
-        if (this.owners[chunk] !== -1)
-          near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
-      }
-      return near
-    }
-    let rows = this.data.subarray(0, this.used * this.dims)
-    if (chunks !== undefined) {
-      rows = new Float32Array(count * this.dims)
-      for (let i = 0; i < count; i++)
-        rows.set(this.data.subarray(chunks[i]! * this.dims, (chunks[i]! + 1) * this.dims), i * this.dims)
-    }
-    // Removed chunks still take rows of the whole set: ask for enough to pass over them.
-    const wanted = Math.min(count, chunks === undefined ? k + (this.used - this.live) : k)
-    const found = usearch.exactSearch(rows, query, this.dims, wanted, usearch.MetricKind.Cos, 1)
-    for (const key of found.keys) {
-      const chunk = chunks === undefined ? Number(key) : chunks[Number(key)]!
+    const keep = (chunk: number) => {
       if (this.owners[chunk] !== -1)
         near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
     }
+    if (count <= scannedHere || k >= count) {
+      for (let i = 0; i < count; i++) keep(chunks === undefined ? i : chunks[i]!)
+      return near
+    }
+    if (chunks !== undefined && count <= gatheredAtMost) {
+      const rows = this.gathered(count)
+      for (let i = 0; i < count; i++)
+        rows.set(this.data.subarray(chunks[i]! * this.dims, (chunks[i]! + 1) * this.dims), i * this.dims)
+      const found = usearch.exactSearch(rows, query, this.dims, k, usearch.MetricKind.Cos, 1)
+      for (const key of found.keys) keep(chunks[Number(key)]!)
+      return near
+    }
+    // Among every row of the set: the rows outside `chunks` (removed ones included) may come
+    // first, so ask for enough to pass over all of them.
+    const inside = chunks === undefined ? undefined : new Uint8Array(this.used)
+    if (chunks !== undefined) for (let i = 0; i < count; i++) inside![chunks[i]!] = 1
+    const outside = chunks === undefined ? this.used - this.live : this.used - count
+    const wanted = Math.min(this.used, k + outside)
+    const rows = this.data.subarray(0, this.used * this.dims)
+    const found = usearch.exactSearch(rows, query, this.dims, wanted, usearch.MetricKind.Cos, 1)
+    for (const key of found.keys) {
+      const chunk = Number(key)
+      if (inside === undefined || inside[chunk] === 1) keep(chunk)
+    }
     return near
+  }
+
+  /** A buffer of at least `rows` rows for `scan` to copy a subset into, kept between calls. */
+  private gathered(rows: number): Float32Array {
+    if (this.scratch.length < rows * this.dims) this.scratch = new Float32Array(rows * this.dims)
+    return this.scratch.subarray(0, rows * this.dims)
   }
 
   private reserve(rows: number): void {

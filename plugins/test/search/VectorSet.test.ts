@@ -77,6 +77,28 @@ describe("VectorSet", () => {
     )
   })
 
+  it("scans a subset too large to copy apart among every chunk, and still gives the subset's nearest", () => {
+    const vectors = clustered(10_000, 3)
+    const set = new VectorSet(dims)
+    for (const [i, v] of vectors.entries()) set.add(i, [v])
+    set.remove([1, 2, 3])
+    const subset = vectors.map((_, i) => i).filter((i) => i % 10 !== 0 && i > 3)
+    for (const query of clustered(5, 77)) {
+      const q = queryOf(query)
+      const near = set.scan(q.vector, q.norm, 20, subset)
+      expect(near.every((n) => n.chunk % 10 !== 0 && n.chunk > 3)).toBe(true)
+      expect(best(near, 20).sort((a, b) => a - b)).toEqual(
+        bruteForce(
+          subset.map((i) => vectors[i]!),
+          query,
+          20
+        )
+          .map((j) => subset[j]!)
+          .sort((a, b) => a - b)
+      )
+    }
+  })
+
   it("finds through its graph, once built, nearly all of the exact nearest, and never a removed chunk", () => {
     const count = graphFrom + 1_000
     const vectors = clustered(count, 7)
