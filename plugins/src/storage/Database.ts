@@ -1,12 +1,13 @@
 import { join } from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { migrate } from "./migrations/index.js"
 import * as PgliteSqlClient from "./PgliteSqlClient.js"
 import { describeHost, parsePostgresUrl, primaryLocator } from "./PostgresHosts.js"
 import * as ReadReplicas from "./ReadReplicas.js"
+import { isUnavailable } from "./SqlFailure.js"
 import { withStartupLock } from "./StartupLock.js"
 
 /**
@@ -64,14 +65,20 @@ const primaryClient = (url: string) => {
   )
 }
 
-/** What the replica and the primary say of themselves: role, system, schema version. */
+/**
+ * What a server says of itself: role, system identifier, schema version (0 before the first
+ * migration: a standby that has not replayed the schema yet, or another, empty database).
+ */
 const identity = (sql: SqlClient.SqlClient) =>
-  Effect.map(
-    sql<{ standby: boolean; system: string; version: number | null }>`
+  Effect.gen(function* () {
+    const [row] = yield* sql<{ standby: boolean; system: string; migrated: boolean }>`
       SELECT pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS system,
-        (SELECT max(migration_id) FROM umo_migrations) AS version`,
-    ([row]) => ({ ...row!, version: Number(row!.version ?? 0) })
-  )
+        to_regclass('umo_migrations') IS NOT NULL AS migrated`
+    const [version] = row!.migrated
+      ? yield* sql<{ version: number | null }>`SELECT max(migration_id) AS version FROM umo_migrations`
+      : [{ version: 0 }]
+    return { standby: row!.standby, system: row!.system, version: Number(version?.version ?? 0) }
+  })
 
 /**
  * A read replica, checked at start: a hot standby of the primary's own database (the same system
@@ -88,11 +95,17 @@ const replica = (primary: SqlClient.SqlClient, url: string) =>
         return "a read replica"
       }
     })()
+    const refused = (why: string) => new DatabaseRefused({ detail: `UMO_DATABASE_READ_URLS: ${name} ${why}` })
     const client = yield* PgClient.make({ url: Redacted.make(url), connectTimeout: "3 seconds" })
     const expected = yield* identity(primary)
     for (let waited = 0; ; waited += 200) {
       const found = yield* Effect.exit(identity(client))
       if (found._tag === "Failure") {
+        const error = Cause.squash(found.cause)
+        if (!isUnavailable(error))
+          return yield* refused(
+            `could not be checked: ${error instanceof Error ? error.message : String(error)}`
+          )
         yield* Effect.logWarning(
           `read replica ${name} cannot be reached at start; reads go to the primary until it answers`,
           found.cause
@@ -101,18 +114,18 @@ const replica = (primary: SqlClient.SqlClient, url: string) =>
       }
       const seen = found.value
       if (!seen.standby)
-        return yield* new DatabaseRefused({
-          detail: `UMO_DATABASE_READ_URLS: ${name} accepts writes, so it is not a hot standby of DATABASE_URL; name the primary's streaming replicas only`
-        })
+        return yield* refused(
+          "accepts writes, so it is not a hot standby of DATABASE_URL; name the primary's streaming replicas only"
+        )
       if (seen.system !== expected.system)
-        return yield* new DatabaseRefused({
-          detail: `UMO_DATABASE_READ_URLS: ${name} is not a replica of DATABASE_URL's database (system identifier ${seen.system}, the primary's ${expected.system})`
-        })
+        return yield* refused(
+          `is not a replica of DATABASE_URL's database (system identifier ${seen.system}, the primary's ${expected.system})`
+        )
       if (seen.version === expected.version) break
       if (waited >= 10_000)
-        return yield* new DatabaseRefused({
-          detail: `UMO_DATABASE_READ_URLS: ${name} has schema version ${seen.version}, the primary ${expected.version}, after 10 s: it is not replaying the primary`
-        })
+        return yield* refused(
+          `has schema version ${seen.version}, the primary ${expected.version}, after 10 s: it is not replaying the primary`
+        )
       yield* Effect.sleep("200 millis")
     }
     return { name, client }

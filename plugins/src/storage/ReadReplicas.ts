@@ -1,7 +1,10 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Option } from "effect"
 import { Reactivity } from "effect/reactivity"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
+
+import type { Connection } from "effect/sql/SqlConnection"
+import { isUnavailable } from "./SqlFailure.js"
 
 /**
  * The client reads go through: hot standbys of the primary when the deployment names some
@@ -53,6 +56,12 @@ interface ReplicaState extends Replica {
   restingUntil: number
   /** When its lag was last logged (at most one line per 10 s). */
   loggedAt: number
+  /**
+   * When it last failed to catch up within `maxWaitMs`: for `restMs` after that, reads do not wait
+   * for it (a replica that stalls would cost every statement the full wait); they use it as soon
+   * as a poll, made meanwhile in the background, shows it has caught up.
+   */
+  stalledAt: number
   polling: Promise<bigint> | undefined
 }
 
@@ -79,6 +88,7 @@ export const make = (
       replayed: 0n,
       restingUntil: 0,
       loggedAt: Number.NEGATIVE_INFINITY,
+      stalledAt: Number.NEGATIVE_INFINITY,
       polling: undefined
     }))
     let turn = 0
@@ -135,18 +145,32 @@ export const make = (
       return Effect.logWarning(message, ...(cause === undefined ? [] : [cause]))
     }
 
+    const rest = (replica: ReplicaState, cause: unknown) =>
+      Effect.suspend(() => {
+        replica.restingUntil = performance.now() + restMs
+        return logOnce(
+          replica,
+          `read replica ${replica.name} failed; reads go to the primary for ${restMs / 1000} s`,
+          cause
+        )
+      })
+
     /** A replica that has replayed up to the primary's position as of `since`, if one can serve. */
     const choose = (since: number) =>
       Effect.gen(function* () {
         const now = performance.now()
         const ready = states.filter((r) => r.restingUntil <= now)
-        if (ready.length === 0) return primary
+        if (ready.length === 0) return undefined
         const target = yield* Effect.tryPromise(() => primaryPosition(since)).pipe(Effect.option)
-        if (Option.isNone(target)) return primary
+        if (Option.isNone(target)) return undefined
         const start = turn++
         for (let i = 0; i < ready.length; i++) {
           const replica = ready[(start + i) % ready.length]!
-          if (replica.replayed >= target.value) return replica.client
+          if (replica.replayed >= target.value) return replica
+          if (now - replica.stalledAt < restMs) {
+            replayedBy(replica).catch(() => undefined)
+            continue
+          }
           const waited = yield* Effect.tryPromise(async () => {
             const deadline = performance.now() + maxWaitMs
             for (;;) {
@@ -155,28 +179,46 @@ export const make = (
               await sleep(Math.min(5, maxWaitMs))
             }
           }).pipe(Effect.exit)
-          if (waited._tag === "Success" && waited.value) return replica.client
-          if (waited._tag === "Failure") {
-            replica.restingUntil = performance.now() + restMs
-            yield* logOnce(
-              replica,
-              `read replica ${replica.name} failed; reads go to the primary for ${restMs / 1000} s`,
-              waited.cause
-            )
-          } else {
+          if (waited._tag === "Success" && waited.value) return replica
+          if (waited._tag === "Failure") yield* rest(replica, waited.cause)
+          else {
+            replica.stalledAt = performance.now()
             yield* logOnce(
               replica,
               `read replica ${replica.name} is ${target.value - replica.replayed} bytes of WAL behind the primary after ${maxWaitMs} ms; this read goes to another replica or the primary`
             )
           }
         }
-        return primary
+        return undefined
       })
+
+    /** A replica's connection whose failures, when they mean the replica is gone, rest it. */
+    const watched = (replica: ReplicaState, connection: Connection): Connection => {
+      const noted = <A>(effect: Effect.Effect<A, SqlError.SqlError>) =>
+        Effect.tapError(effect, (error) => (isUnavailable(error) ? rest(replica, error) : Effect.void))
+      return {
+        execute: (sql, params, transform) => noted(connection.execute(sql, params, transform)),
+        executeRaw: (sql, params) => noted(connection.executeRaw(sql, params)),
+        executeStream: (sql, params, transform) => connection.executeStream(sql, params, transform),
+        executeValues: (sql, params) => noted(connection.executeValues(sql, params)),
+        executeValuesUnprepared: (sql, params) => noted(connection.executeValuesUnprepared(sql, params)),
+        executeUnprepared: (sql, params, transform) =>
+          noted(connection.executeUnprepared(sql, params, transform))
+      }
+    }
 
     const acquire = Effect.gen(function* () {
       const since = (yield* ReadsSince) ?? performance.now()
-      const client = yield* choose(since)
-      return yield* client.reserve
+      const replica = yield* choose(since)
+      if (replica === undefined) return yield* primary.reserve
+      // A replica that cannot even give a connection is rested, and this read goes to the primary;
+      // one that fails a statement is rested too (the statement's error goes to its caller, a 503).
+      return yield* replica.client.reserve.pipe(
+        Effect.map((connection) => watched(replica, connection)),
+        Effect.catch((error) =>
+          isUnavailable(error) ? Effect.andThen(rest(replica, error), primary.reserve) : Effect.fail(error)
+        )
+      )
     })
 
     return yield* SqlClient.make({

@@ -17,6 +17,16 @@ const arrayLiteral = (names: ReadonlyArray<string>) =>
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // With a synchronous standby, every commit waits for it, and a standby that is down would hold
+  // up every request at its rate limit, /health included: a token is not worth that wait, so the
+  // buckets' writes commit locally (a token lost in a failover costs nothing).
+  const [standbys] = yield* sql<{
+    names: string
+  }>`SELECT current_setting('synchronous_standby_names') AS names`.pipe(Effect.orElseSucceed(() => []))
+  const local = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+    (standbys?.names ?? "").trim() === ""
+      ? write
+      : sql.withTransaction(Effect.andThen(sql`SET LOCAL synchronous_commit = local`, write))
   let sweptAt = 0
   const sweep = (capacity: number, perMs: number, nowMs: number) =>
     nowMs - sweptAt < sweepEveryMs
@@ -24,13 +34,15 @@ export const make = Effect.gen(function* () {
       : Effect.suspend(() => {
           sweptAt = nowMs
           return Effect.ignore(
-            sql`DELETE FROM rate_buckets WHERE at < ${nowMs - Math.ceil(capacity / perMs)}`
+            local(sql`DELETE FROM rate_buckets WHERE at < ${nowMs - Math.ceil(capacity / perMs)}`)
           )
         })
 
   const take = (names: ReadonlyArray<string>, capacity: number, perMs: number, nowMs: number) =>
-    sql<{ lowest: number }>`
-      SELECT umo_take_token(${arrayLiteral(names)}::text[], ${capacity}, ${perMs}, ${nowMs}) AS lowest`.pipe(
+    local(
+      sql<{ lowest: number }>`
+        SELECT umo_take_token(${arrayLiteral(names)}::text[], ${capacity}, ${perMs}, ${nowMs}) AS lowest`
+    ).pipe(
       Effect.map(([row]) => Number(row!.lowest)),
       Effect.tap(() => sweep(capacity, perMs, nowMs)),
       Effect.mapError(storeError("could not take a rate-limit token"))
