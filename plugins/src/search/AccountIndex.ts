@@ -235,13 +235,15 @@ export class AccountIndex {
       return this.top(best, options.limit)
     }
     // Through the graph, asked for more while too few of what it finds are selected, as long as
-    // that stays a small share of the set; past that, the selected memories' chunks are scanned
-    // (every memory is tested against the filter, which costs less than a graph search that deep).
+    // that stays a small share of the set (once only when the maps narrowed the selection: its
+    // chunks are known, and scanning them costs less than a deeper graph search); past that, the
+    // selected memories' chunks are scanned (every memory tested against the filter if need be).
     if (this.vectors.graphReady)
       for (let k = pool; k * graphShare <= this.vectors.size; k *= 4) {
         best.clear()
-        keep(this.vectors.nearest(query.vector, query.norm, k))
+        keep(this.vectors.nearest(query.vector, query.norm, narrowed === undefined ? k : k * 4))
         if (best.size >= options.limit) return this.top(best, options.limit)
+        if (narrowed !== undefined) break
       }
     best.clear()
     const selected = chunksOf(narrowed ?? this.byId.values(), Number.POSITIVE_INFINITY)!

@@ -18,7 +18,7 @@ const graphBatch = 64
 /** Up to this many chunks, a scan scores each one here; beyond, usearch's exact search ranks them first. */
 const scannedHere = 256
 
-/** A scanned subset up to this many chunks is copied apart (24 MB at 768 dimensions); a larger one is ranked among all. */
+/** A scanned subset is copied apart this many chunks at a time (24 MB at 768 dimensions). */
 const gatheredAtMost = 8_192
 
 /** Chunks not yet in the graph that a graph search still finds by scanning them exactly. */
@@ -39,7 +39,7 @@ export class VectorSet {
   private graph: InstanceType<typeof usearch.Index> | undefined
   /** Chunks added since the graph was made that it does not hold yet (built in batches). */
   private pending: Array<number> = []
-  /** Where `scan` copies a subset of the rows (grown as needed, at most `gatheredAtMost` rows). */
+  /** Where `scan` copies a subset of the rows (grown as needed, to `gatheredAtMost` rows at most). */
   private scratch = new Float32Array(0)
 
   constructor(
@@ -178,8 +178,8 @@ export class VectorSet {
    * The `k` chunks nearest a query among `chunks` (every chunk the set ever held, when omitted),
    * scored exactly; unsorted, removed chunks left out. Few are scored here one by one; more are
    * ranked by usearch's exact search (SIMD, several times faster) and only those kept are scored
-   * here: a subset of up to `gatheredAtMost` chunks copied into a buffer kept for the purpose, a
-   * larger one ranked among every chunk of the set.
+   * here: a subset is copied, `gatheredAtMost` chunks at a time, into a buffer kept for the
+   * purpose, and each part's `k` nearest are kept.
    */
   scan(query: Float32Array, queryNorm: number, k: number, chunks?: ArrayLike<number>): Array<NearChunk> {
     const count = chunks?.length ?? this.used
@@ -192,25 +192,23 @@ export class VectorSet {
       for (let i = 0; i < count; i++) keep(chunks === undefined ? i : chunks[i]!)
       return near
     }
-    if (chunks !== undefined && count <= gatheredAtMost) {
-      const rows = this.gathered(count)
-      for (let i = 0; i < count; i++)
-        rows.set(this.data.subarray(chunks[i]! * this.dims, (chunks[i]! + 1) * this.dims), i * this.dims)
-      const found = usearch.exactSearch(rows, query, this.dims, k, usearch.MetricKind.Cos, 1)
-      for (const key of found.keys) keep(chunks[Number(key)]!)
+    if (chunks === undefined) {
+      // Removed chunks still take rows of the set: ask for enough to pass over them.
+      const rows = this.data.subarray(0, this.used * this.dims)
+      const wanted = Math.min(this.used, k + (this.used - this.live))
+      for (const key of usearch.exactSearch(rows, query, this.dims, wanted, usearch.MetricKind.Cos, 1).keys)
+        keep(Number(key))
       return near
     }
-    // Among every row of the set: the rows outside `chunks` (removed ones included) may come
-    // first, so ask for enough to pass over all of them.
-    const inside = chunks === undefined ? undefined : new Uint8Array(this.used)
-    if (chunks !== undefined) for (let i = 0; i < count; i++) inside![chunks[i]!] = 1
-    const outside = chunks === undefined ? this.used - this.live : this.used - count
-    const wanted = Math.min(this.used, k + outside)
-    const rows = this.data.subarray(0, this.used * this.dims)
-    const found = usearch.exactSearch(rows, query, this.dims, wanted, usearch.MetricKind.Cos, 1)
-    for (const key of found.keys) {
-      const chunk = Number(key)
-      if (inside === undefined || inside[chunk] === 1) keep(chunk)
+    for (let from = 0; from < count; from += gatheredAtMost) {
+      const part = Math.min(gatheredAtMost, count - from)
+      const rows = this.gathered(part)
+      for (let i = 0; i < part; i++) {
+        const chunk = chunks[from + i]!
+        rows.set(this.data.subarray(chunk * this.dims, (chunk + 1) * this.dims), i * this.dims)
+      }
+      const found = usearch.exactSearch(rows, query, this.dims, Math.min(k, part), usearch.MetricKind.Cos, 1)
+      for (const key of found.keys) keep(chunks[from + Number(key)]!)
     }
     return near
   }

@@ -77,7 +77,7 @@ describe("VectorSet", () => {
     )
   })
 
-  it("scans a subset too large to copy apart among every chunk, and still gives the subset's nearest", () => {
+  it("scans a subset too large to copy apart at once part by part, and gives the subset's nearest", () => {
     const vectors = clustered(10_000, 3)
     const set = new VectorSet(dims)
     for (const [i, v] of vectors.entries()) set.add(i, [v])
