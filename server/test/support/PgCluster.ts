@@ -1,0 +1,149 @@
+/**
+ * A real PostgreSQL primary and streaming hot standby of a test's own, built by
+ * `scripts/pg-cluster.sh` under a prefix and in a directory unique to this process (so nothing
+ * else on the machine — the shared cluster on :5432, another test run's pair — is touched), on two
+ * ports the operating system had free. Pairs that a killed run of this file left behind (their
+ * process gone) are dropped first.
+ */
+import { execFile, execFileSync } from "node:child_process"
+import { existsSync, readdirSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { freePort } from "./ServerProcess.js"
+
+const run = promisify(execFile)
+
+/** Why the cluster tests cannot run here, or undefined when they can. */
+export const clusterUnavailable = (): string | undefined => {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`
+  if (!existsSync("/usr/bin/pg_createcluster"))
+    return "pg_createcluster is missing (Debian's postgresql-common; apt-get install postgresql)"
+  const versions = existsSync("/usr/lib/postgresql")
+    ? readdirSync("/usr/lib/postgresql").filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`))
+    : []
+  if (versions.length === 0) return "no PostgreSQL server in /usr/lib/postgresql"
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0]!
+  if (!existsSync(`/usr/share/postgresql/${newest}/extension/vector.control`))
+    return `pgvector is not installed for PostgreSQL ${newest} (scripts/provision-postgres.sh builds it)`
+  if (process.getuid?.() !== 0) {
+    try {
+      execFileSync("sudo", ["-n", "true"], { stdio: "ignore" })
+    } catch {
+      return "not root, and no password-less sudo (pg-cluster.sh writes /etc/postgresql)"
+    }
+  }
+  return undefined
+}
+
+export interface PgCluster {
+  readonly primaryPort: number
+  readonly standbyPort: number
+  /** `postgres://postgres@127.0.0.1:<port>/umo` */
+  readonly primaryUrl: string
+  readonly standbyUrl: string
+  /** Both servers in one URL, the primary first: the form a deployment gives for failover. */
+  readonly bothUrl: string
+  /** `pg-cluster.sh COMMAND …` on this pair; its stdout. */
+  readonly script: (...args: ReadonlyArray<string>) => Promise<string>
+  /** One value (first column of the first row) from `sql` on a server, through psql. */
+  readonly query: (port: number, sql: string) => Promise<string>
+  /** Stops and drops both servers (idempotent). */
+  readonly down: () => Promise<void>
+}
+
+const root = join(import.meta.dirname, "..", "..", "..")
+const scriptPath = join(root, "scripts", "pg-cluster.sh")
+const prefixPattern = /^umo_t(\d+)[a-z]_(?:primary|standby)$/
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const scriptEnv = (prefix: string, dir: string) => ({
+  ...process.env,
+  UMO_PG_CLUSTER_PREFIX: prefix,
+  UMO_PG_CLUSTER_DIR: dir,
+  // Debian's pg_* tools live in /usr/bin, runuser in /usr/sbin.
+  PATH: `${process.env["PATH"] ?? ""}:/usr/sbin:/usr/bin:/sbin:/bin`
+})
+
+/** Drops the pairs of this helper whose test process is gone (a run killed before its afterAll). */
+const dropLeftovers = async () => {
+  const names = existsSync("/etc/postgresql")
+    ? readdirSync("/etc/postgresql").flatMap((v) =>
+        existsSync(`/etc/postgresql/${v}`) ? readdirSync(`/etc/postgresql/${v}`) : []
+      )
+    : []
+  const prefixes = new Set(
+    names.flatMap((name) => {
+      const match = prefixPattern.exec(name)
+      return match && !alive(Number(match[1])) ? [name.replace(/_(?:primary|standby)$/, "")] : []
+    })
+  )
+  for (const prefix of prefixes)
+    await run("bash", [scriptPath, "down"], {
+      env: scriptEnv(prefix, join(tmpdir(), `umo-pg-cluster-${prefix}`))
+    }).catch(() => undefined)
+}
+
+/**
+ * Builds a pair: `pg-cluster.sh up` with `options` (`--sync`, `--no-fsync`) under the prefix
+ * `umo_t<pid><tag>` (`tag`: one letter, several pairs per process). A port taken between the
+ * choice and the start makes `up` fail: it is tried again on other ports, three times.
+ */
+export const pgCluster = async (tag: string, options: ReadonlyArray<string> = []): Promise<PgCluster> => {
+  if (!/^[a-z]$/.test(tag)) throw new Error("tag: one lowercase letter")
+  await dropLeftovers()
+  const prefix = `umo_t${process.pid}${tag}`
+  const dir = join(tmpdir(), `umo-pg-cluster-${prefix}`)
+  const env = scriptEnv(prefix, dir)
+  const script = async (...args: ReadonlyArray<string>) =>
+    (await run("bash", [scriptPath, ...args], { env, maxBuffer: 1 << 20 })).stdout
+  const down = async () => {
+    await script("down").catch(() => undefined)
+  }
+  let lastError: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [p, s] = [await freePort(), await freePort()]
+    if (p === s) continue
+    try {
+      const printed = await script("up", ...options, "--primary-port", String(p), "--standby-port", String(s))
+      const field = (name: string) => {
+        const value = new RegExp(`^${name}=(.*)$`, "m").exec(printed)?.[1]
+        if (value === undefined) throw new Error(`pg-cluster.sh up printed no ${name}:\n${printed}`)
+        return value
+      }
+      const primaryPort = Number(field("PRIMARY_PORT"))
+      const standbyPort = Number(field("STANDBY_PORT"))
+      return {
+        primaryPort,
+        standbyPort,
+        primaryUrl: field("PRIMARY_URL"),
+        standbyUrl: field("STANDBY_URL"),
+        bothUrl: `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/umo`,
+        script,
+        query: async (port, sql) =>
+          (
+            await run(
+              "psql",
+              ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port)].concat(
+                ["-U", "postgres", "-d", "umo", "-c", sql]
+              ),
+              { env }
+            )
+          ).stdout.trim(),
+        down
+      }
+    } catch (error) {
+      lastError = error
+      await down()
+    }
+  }
+  throw lastError
+}
