@@ -4,14 +4,15 @@
  * bench/results/*.json, an SVG chart and (full runs) its table in bench/README.md.
  * `npm run bench -- --quick` runs small versions of them in about two minutes and leaves the
  * committed results alone. Set UMO_BENCH_DATABASE_URL (a fresh PostgreSQL database with
- * pgvector) to measure PostgreSQL too; scale-out needs it. The LoCoMo recall benchmark is
- * separate: `npm run bench:recall`.
+ * pgvector) to measure PostgreSQL too; scale-out's one-process-vs-two part needs it, its read
+ * replica and failover parts build their own primary and standby (root and Debian's
+ * postgresql-common). The LoCoMo recall benchmark is separate: `npm run bench:recall`.
  */
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { quick, root } from "./support/Cli.js"
 
-// Scale-out needs PostgreSQL, and says so and skips without UMO_BENCH_DATABASE_URL.
+// Scale-out says which of its parts it skips and why (no UMO_BENCH_DATABASE_URL, no cluster tools).
 const benches = ["capture", "search", "responsiveness", "provenance", "scaleout"]
 const started = performance.now()
 
