@@ -18,16 +18,17 @@ import { freePort, type LiveServer, startServer } from "./support/ServerProcess.
  * In order: servers whose read URL is wrong are refused at start (or, unreachable, warned about),
  * and a replica that stops under a running server is skipped (on a second, asynchronous pair); a
  * lagging replica never hides a memory from the caller who just captured it, and a replica that
- * has caught up does serve reads; then the primary is stopped and the standby promoted while
- * clients capture and delete through both processes, and nothing acknowledged is lost or doubled.
- * The main pair's standby is synchronous, so it is never stopped here: with it down, every commit
- * on the primary waits (the rate limit's included, so every request would).
+ * has caught up does serve reads; the main pair's synchronous standby is stopped, and /health and
+ * reads still answer at once (the rate limit's token writes do not wait for it) while a capture
+ * waits for it and completes once it is back; then the primary is stopped and the standby promoted
+ * while clients capture and delete through both processes, and nothing acknowledged is lost or
+ * doubled.
  */
 const root = join(import.meta.dirname, "..", "..")
 const unavailable = clusterUnavailable()
 if (unavailable !== undefined) console.log(`Cluster.test.ts skipped: ${unavailable}`)
 
-const accounts = ["cluster-a", "cluster-b", "cluster-lag", "cluster-start"] as const
+const accounts = ["cluster-a", "cluster-b", "cluster-lag", "cluster-start", "cluster-sync"] as const
 type AccountName = (typeof accounts)[number]
 const keyOf = (account: AccountName) => `umo_${account}-${"0".repeat(40)}`.slice(0, 44)
 const keys = Object.fromEntries(accounts.map((name) => [keyOf(name), name]))
@@ -449,6 +450,218 @@ describe.skipIf(unavailable !== undefined)(
             .join(", ")}`
       )
     }, 180_000)
+
+    it("with its synchronous standby down, the server still answers /health and reads, a capture waits (no 500), and completes once the standby is back", async () => {
+      const log: Array<Answer> = []
+      interface Timed extends Answer {
+        // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked by the tests
+        readonly body: any
+        readonly ms: number
+      }
+      /** One request, not retried, given up after `timeoutMs`: a hang fails the test, it does not stall it. */
+      const once = async (
+        op: string,
+        server: number,
+        method: string,
+        path: string,
+        timeoutMs: number,
+        body?: unknown,
+        idempotencyKey?: string
+      ): Promise<Timed> => {
+        const started = performance.now()
+        let status: Answer["status"]
+        let answer: unknown
+        try {
+          const response = await fetch(`${servers[server]!.baseUrl}${path}`, {
+            method,
+            headers: {
+              ...(path === "/health" ? {} : { authorization: `Bearer ${keyOf("cluster-sync")}` }),
+              ...(body === undefined ? {} : { "content-type": "application/json" }),
+              ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            signal: AbortSignal.timeout(timeoutMs)
+          })
+          status = response.status
+          const text = await response.text()
+          try {
+            answer = JSON.parse(text)
+          } catch {
+            answer = text
+          }
+        } catch (error) {
+          status = "connection error"
+          answer = String(error)
+        }
+        const timed = {
+          op,
+          server,
+          status,
+          retryAfter: null,
+          body: answer,
+          started,
+          ms: performance.now() - started
+        }
+        log.push(timed)
+        return timed
+      }
+      /** The primary's sessions whose commit waits for the synchronous standby, with their last statement. */
+      const syncRepWaiters = () =>
+        main.query(
+          main.primaryPort,
+          "SELECT coalesce(string_agg(pid || ' (' || coalesce(application_name, '') || '): ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 160), ' | ' ORDER BY pid), '') FROM pg_stat_activity WHERE wait_event = 'SyncRep'"
+        )
+      const expectAnswer = async (answer: Timed, status: number) => {
+        if (answer.status !== status)
+          throw new Error(
+            `${answer.op} on process ${answer.server}: ${answer.status} after ${Math.round(answer.ms)} ms ` +
+              `(${JSON.stringify(answer.body).slice(0, 300)}); sessions waiting for SyncRep on the primary: ` +
+              `${(await syncRepWaiters()) || "none"}`
+          )
+      }
+      const healthMs: Array<number> = []
+      const readMs: Array<number> = []
+      /** /health (within 2 s) and get, list and search of memory `id` (within 10 s each), on one process. */
+      const readRound = async (server: number, id: string, content: string, question: string) => {
+        const health = await once("health", server, "GET", "/health", 2_000)
+        await expectAnswer(health, 200)
+        healthMs.push(health.ms)
+        const got = await once("get", server, "GET", `/v1/memories/${id}`, 10_000)
+        await expectAnswer(got, 200)
+        expect(got.body.content_text).toBe(content)
+        const listed = await once("list", server, "GET", "/v1/memories?limit=5", 10_000)
+        await expectAnswer(listed, 200)
+        expect(listed.body.data.items.map((m: { umo_id: string }) => m.umo_id)).toContain(id)
+        const searched = await once("search", server, "POST", "/v1/memories/query", 10_000, {
+          query: question,
+          limit: 5
+        })
+        await expectAnswer(searched, 200)
+        expect(searched.body.data.results.map((m: { umo_id: string }) => m.umo_id)).toContain(id)
+        readMs.push(got.ms, listed.ms, searched.ms)
+      }
+      const content = "The Brackenfold signal tower was rebuilt in granite in 1887."
+      const question = "What was the Brackenfold signal tower rebuilt in?"
+      const later = "The Corvane orchard harvested eleven tonnes of quinces this autumn."
+      const laterQuestion = "How many quinces did the Corvane orchard harvest?"
+      const first = await once(
+        "capture",
+        0,
+        "POST",
+        "/v1/process",
+        30_000,
+        { content },
+        `sync-${process.pid}-0`
+      )
+      await expectAnswer(first, 200)
+      const firstId = first.body.data.umo_id as string
+
+      const stopping = performance.now()
+      await main.script("stop-standby")
+      const stopMs = performance.now() - stopping
+      let standbyUp = false
+      let capture: Promise<Timed> | undefined
+      try {
+        await until(
+          "the primary to see its standby gone",
+          async () =>
+            (await main.query(main.primaryPort, "SELECT count(*) FROM pg_stat_replication")) === "0",
+          10_000
+        )
+        // Through both processes (each reads from the replica when it is up): the primary serves.
+        for (let round = 0; round < 3; round++)
+          for (const server of [0, 1]) await readRound(server, firstId, content, question)
+
+        // A capture reaches its commit and waits there for the standby: the primary shows it.
+        capture = once(
+          "capture",
+          0,
+          "POST",
+          "/v1/process",
+          60_000,
+          { content: later },
+          `sync-${process.pid}-1`
+        )
+        let settled: Timed | undefined
+        void capture.then((answer) => {
+          settled = answer
+        })
+        let waiting = ""
+        await until(
+          "the capture's commit to wait for the standby (wait_event SyncRep on the primary)",
+          async () => {
+            waiting = await syncRepWaiters()
+            return settled !== undefined || waiting !== ""
+          },
+          15_000
+        )
+        // Meanwhile /health and reads still answer, the earlier memory's included, and the capture
+        // stays pending (it is given 3 s: nothing in the server gives up on it, nor answers 500).
+        const pendingSince = performance.now()
+        for (const server of [0, 1]) await readRound(server, firstId, content, question)
+        while (settled === undefined && performance.now() - pendingSince < 3_000) await sleep(100)
+        const stillWaiting = await syncRepWaiters()
+        if (settled !== undefined)
+          throw new Error(
+            `the capture answered ${settled.status} with the synchronous standby down: ${JSON.stringify(settled.body).slice(0, 300)}`
+          )
+        // Only the capture waits: no token write of the requests above does.
+        expect(stillWaiting).not.toMatch(/rate_buckets|umo_take_token/)
+        expect(stillWaiting.split(" | ")).toHaveLength(1)
+
+        const whileDown = healthMs.length
+        const restarting = performance.now()
+        await main.script("start-standby")
+        standbyUp = true
+        const done = await capture
+        const completedMs = performance.now() - restarting
+        await expectAnswer(done, 200)
+        const laterId = done.body.data.umo_id as string
+        for (const server of [0, 1]) await readRound(server, laterId, later, laterQuestion)
+        await until(
+          "the standby to be synchronous again",
+          async () =>
+            (await main.query(
+              main.primaryPort,
+              "SELECT string_agg(sync_state, ',') FROM pg_stat_replication"
+            )) === "sync",
+          30_000
+        )
+
+        // Both memories' proofs, and the account's chain audited entry by entry from outside.
+        const client = new UMOClient({
+          baseUrl: servers[1]!.baseUrl,
+          apiKey: keyOf("cluster-sync"),
+          maxRetries: 0
+        })
+        expect(await proofSound(client, firstId, pinned, content)).toBe(true)
+        expect(await proofSound(client, laterId, pinned, later)).toBe(true)
+        const [audit] = await auditChains(
+          ["cluster-sync"],
+          StorageStack.layer({
+            database: Database.postgres(main.bothUrl),
+            signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem }),
+            embedder: UseLiteEmbedder.layer()
+          })
+        )
+        expect(audit).toEqual({ entries: 2, valid: true })
+        // Every answer a 200: nothing answered 500 (nor 503, nor timed out).
+        expect(log.filter((a) => a.status !== 200)).toEqual([])
+        const max = (xs: ReadonlyArray<number>) => Math.round(Math.max(...xs))
+        console.log(
+          `cluster, synchronous standby down: stop-standby took ${Math.round(stopMs)} ms; ` +
+            `${healthMs.length} /health answered 200 in at most ${max(healthMs)} ms, ` +
+            `${readMs.length} get/list/search in at most ${max(readMs)} ms (${whileDown} rounds with the standby down); ` +
+            `the capture waited for SyncRep (${waiting || stillWaiting}) and answered 200 ${Math.round(completedMs)} ms after start-standby ` +
+            `(${Math.round(done.ms)} ms in all); chain of 2 entries valid; answers: ${log.length}, all 200`
+        )
+      } finally {
+        if (!standbyUp) {
+          await main.script("start-standby").catch(() => undefined)
+          await capture
+        }
+      }
+    }, 120_000)
 
     it("loses and doubles nothing when the primary is stopped and the standby promoted under load, and both processes write again without a restart", async () => {
       const load: Array<Answer> = []

@@ -19,10 +19,10 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // A token is not worth a durable commit: waiting for the WAL to reach the disk cost every request
   // 3 ms at the median here (8 at p95), and with a synchronous standby, one that is down would hold
-  // up every request, /health included. So the buckets' writes commit without waiting for either
-  // (synchronous_commit = off): a crash or failover may forget the last few takes, which costs nothing.
-  const unhurried = <A, E, R>(write: Effect.Effect<A, E, R>) =>
-    sql.withTransaction(Effect.andThen(sql`SET LOCAL synchronous_commit = off`, write))
+  // up every request, /health included. So each statement turns synchronous_commit off for its own
+  // (implicit) transaction, `set_config(…, true)`: no transaction block, whose ROLLBACK on a
+  // connection lost in a failover would be a defect. A crash may forget the last few takes.
+  const unhurried = sql.literal("set_config('synchronous_commit', 'off', true)")
   let sweptAt = 0
   const sweep = (capacity: number, perMs: number, nowMs: number) =>
     nowMs - sweptAt < sweepEveryMs
@@ -30,15 +30,14 @@ export const make = Effect.gen(function* () {
       : Effect.suspend(() => {
           sweptAt = nowMs
           return Effect.ignore(
-            unhurried(sql`DELETE FROM rate_buckets WHERE at < ${nowMs - Math.ceil(capacity / perMs)}`)
+            sql`WITH swept AS (DELETE FROM rate_buckets WHERE at < ${nowMs - Math.ceil(capacity / perMs)} RETURNING 1)
+              SELECT ${unhurried}, (SELECT count(*) FROM swept)`
           )
         })
 
   const take = (names: ReadonlyArray<string>, capacity: number, perMs: number, nowMs: number) =>
-    unhurried(
-      sql<{ lowest: number }>`
-        SELECT umo_take_token(${arrayLiteral(names)}::text[], ${capacity}, ${perMs}, ${nowMs}) AS lowest`
-    ).pipe(
+    sql<{ lowest: number }>`
+      SELECT ${unhurried}, umo_take_token(${arrayLiteral(names)}::text[], ${capacity}, ${perMs}, ${nowMs}) AS lowest`.pipe(
       Effect.map(([row]) => Number(row!.lowest)),
       Effect.tap(() => sweep(capacity, perMs, nowMs)),
       Effect.mapError(storeError("could not take a rate-limit token"))

@@ -71,9 +71,11 @@ export const sharedBuckets = Effect.gen(function* () {
   const fallback = memoryBuckets()
   return {
     take: (names, capacity, perMs, now) =>
+      // Whatever goes wrong with the database (a defect too: a connection lost mid-statement in a
+      // failover), the request is counted in this process's buckets rather than answered 500.
       shared
         .take(names, capacity, perMs, now)
-        .pipe(Effect.catch(() => fallback.take(names, capacity, perMs, now)))
+        .pipe(Effect.catchCause(() => fallback.take(names, capacity, perMs, now)))
   } satisfies BucketStore
 })
 
