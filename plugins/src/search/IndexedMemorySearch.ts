@@ -120,11 +120,12 @@ export const make = (
         let after: string | null = null
         for (;;) {
           const page: ReadonlyArray<IndexedRow> = yield* rows.page(accountId, after, pageSize)
-          for (const row of page) index.add(row)
+          for (const row of page) index.add(row, { bulk: true })
           yield* pause
           if (page.length < pageSize) break
           after = page.at(-1)!.umo_id
         }
+        index.settle()
         return { index, seq }
       })
 
