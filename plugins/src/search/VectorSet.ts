@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import usearch from "usearch"
 
 /** A chunk found near a query: its slot in the set and its cosine similarity to the query. */
@@ -11,6 +12,8 @@ export interface NearChunk {
  * per 2,000 chunks of 768 dimensions here); at or above it the set keeps an HNSW graph.
  */
 export const graphFrom = 4_000
+
+const cores = Math.max(1, availableParallelism())
 
 /** Chunks added to the graph in one synchronous call while it is built: a few ms each. */
 const graphBatch = 64
@@ -146,7 +149,9 @@ export class VectorSet {
       batch.forEach((slot, i) => {
         vectors.set(this.data.subarray(slot * this.dims, (slot + 1) * this.dims), i * this.dims)
       })
-      this.graph.add(BigUint64Array.from(batch, BigInt), vectors, 1)
+      // Every core: a batch holds up the event loop for a few ms either way, and a load of 100,000
+      // memories spends most of its time here (80 s on one core).
+      this.graph.add(BigUint64Array.from(batch, BigInt), vectors, cores)
     }
     return this.pending.length > 0
   }
