@@ -9,6 +9,12 @@
  *   npm run bench:recall -- --embedders minilm --conversations conv-26 --no-answers
  *   npm run bench:recall -- --embedders mpnet --answer-models umo-extractive,smollm2-135m-instruct --answer-every 4
  *   npm run bench:recall -- --embedders mpnet --no-answers --dump-ranked /tmp/ranked.json
+ *   npm run bench:recall -- --embedders mpnet --no-answers --search-paths index,database
+ *
+ * `--search-paths index,database` runs the retrieval part twice per embedder: searches served by
+ * the in-process index (the default) and by the database (`UMO_SEARCH_INDEX=false`), and writes
+ * bench/results/recall-paths.json (and its table in bench/README.md): recall of both and every
+ * question whose recall@5 differs. Answers are asked on the first path only.
  *
  * The full run writes bench/results/recall.json, bench/results/recall.svg and the table in
  * bench/README.md; a partial run only prints.
@@ -74,6 +80,12 @@ const withAnswers = !process.argv.includes("--no-answers")
 // embedder only; every n-th question for a quick look.
 const answerModelsArg = argument("answer-models")?.split(",")
 const answerEvery = Number(argument("answer-every") ?? 1)
+// Which path serves the searches: the in-process index (the server's default) and/or the database.
+const searchPaths = (argument("search-paths")?.split(",") ?? ["index"]) as Array<"index" | "database">
+if (searchPaths.some((p) => p !== "index" && p !== "database")) {
+  console.error("bench:recall: --search-paths takes index and/or database")
+  process.exit(1)
+}
 const partial =
   chosen !== undefined ||
   conversationsArg !== undefined ||
@@ -104,9 +116,24 @@ const baseline = (): Array<RankedQuestion> => {
   })
 }
 
-const runEmbedder = async (embedder: EmbedderRun) => {
+/** Which path served a search of the account of `apiKey` (`Server-Timing`'s `sync;desc=`). */
+const servedBy = async (baseUrl: string, apiKey: string, query: string) => {
+  const response = await fetch(`${baseUrl}/v1/memories/query`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, limit: 1 })
+  })
+  await response.arrayBuffer()
+  return /sync;dur=[\d.]+;desc=([\w-]+)/.exec(response.headers.get("server-timing") ?? "")?.[1] ?? "unknown"
+}
+
+const runEmbedder = async (embedder: EmbedderRun, path: "index" | "database") => {
   const keys = Object.fromEntries(conversations.map((c) => [keyOf(c), c]))
-  const server = await startServer(root, keys, embedder.env)
+  const server = await startServer(
+    root,
+    keys,
+    path === "database" ? { ...embedder.env, UMO_SEARCH_INDEX: "false" } : embedder.env
+  )
   try {
     const clients = new Map(
       conversations.map((c) => [
@@ -135,6 +162,9 @@ const runEmbedder = async (embedder: EmbedderRun) => {
     }
     const ingestSeconds = (performance.now() - ingestStart) / 1000
 
+    // Before the questions (a question is never asked twice here): what serves each account's searches.
+    const paths: Record<string, string> = {}
+    for (const conv of conversations) paths[conv] = await servedBy(server.baseUrl, keyOf(conv), "hello")
     const latencies: Array<number> = []
     const ranked: Array<RankedQuestion> = []
     for (const [i, q] of questions.entries()) {
@@ -156,7 +186,7 @@ const runEmbedder = async (embedder: EmbedderRun) => {
     }
 
     const answers = []
-    if (withAnswers) {
+    if (withAnswers && path === searchPaths[0]) {
       const offered = (await clients.values().next().value!.models()).local
       const asked =
         embedder === embedders[0]
@@ -166,7 +196,10 @@ const runEmbedder = async (embedder: EmbedderRun) => {
     }
     return {
       embedder: embedder.id,
-      label: embedder.label,
+      label: path === "index" ? embedder.label : `${embedder.label}, database path`,
+      search_path: path,
+      served_by: paths,
+      ranked,
       ingest: {
         turns: diaOf.size,
         seconds: round1(ingestSeconds),
@@ -226,8 +259,10 @@ const answerQuality = async (
   }
 }
 
-const runs = []
-for (const embedder of embedders) runs.push(await runEmbedder(embedder))
+const measured: Array<Awaited<ReturnType<typeof runEmbedder>>> = []
+for (const embedder of embedders)
+  for (const path of searchPaths) measured.push(await runEmbedder(embedder, path))
+const runs = measured.map(({ ranked: _, ...run }) => run)
 const bm25 = byCategory(baseline())
 process.stderr.write("\n")
 
@@ -301,6 +336,85 @@ if (withAnswers && conversationsArg === undefined && runs[0]) {
   console.log(
     "wrote bench/results/answers.json, bench/results/answers.svg and the answers table in bench/README.md"
   )
+}
+
+// The two search paths side by side: the index must rank as the database does (within 0.5 points
+// of recall@5), so every question where they differ is listed.
+if (searchPaths.length > 1) {
+  const perQuestion = (r: RankedQuestion) => {
+    const evidence = new Set(r.evidence)
+    return (100 * r.ranked.slice(0, 5).filter((id) => evidence.has(id)).length) / evidence.size
+  }
+  const comparisons = embedders.map((embedder) => {
+    const of = (path: string) => measured.find((m) => m.embedder === embedder.id && m.search_path === path)!
+    const index = of("index")
+    const database = of("database")
+    const differing = questions.flatMap((q, i) => {
+      const a = perQuestion(index.ranked[i]!)
+      const b = perQuestion(database.ranked[i]!)
+      return a === b
+        ? []
+        : [
+            {
+              conv_id: q.conv_id,
+              question: q.question,
+              category: categoryNames[q.category],
+              evidence: q.evidence,
+              recall_at_5: { index: round1(a), database: round1(b) },
+              top5: {
+                index: index.ranked[i]!.ranked.slice(0, 5),
+                database: database.ranked[i]!.ranked.slice(0, 5)
+              }
+            }
+          ]
+    })
+    const sameTop5 = questions.filter(
+      (_, i) => index.ranked[i]!.ranked.slice(0, 5).join() === database.ranked[i]!.ranked.slice(0, 5).join()
+    ).length
+    return {
+      embedder: embedder.id,
+      label: embedder.label,
+      index: { retrieval: index.retrieval, latency_ms: index.latency_ms, served_by: index.served_by },
+      database: {
+        retrieval: database.retrieval,
+        latency_ms: database.latency_ms,
+        served_by: database.served_by
+      },
+      recall_at_5_difference: round1(index.retrieval.all.recall[5] - database.retrieval.all.recall[5]),
+      questions: questions.length,
+      same_top5: sameTop5,
+      recall_at_5_differs: differing
+    }
+  })
+  const pathsTable = [
+    "| embedder | searches served by | R@1 | R@5 | R@10 | R@25 | MRR | query p50 / p95 ms |",
+    "|---|---|---|---|---|---|---|---|",
+    ...comparisons.flatMap((c) =>
+      (["index", "database"] as const).map((path) => {
+        const r = c[path]
+        return `| ${c.label} | ${path === "index" ? "the in-process index" : "the database (`UMO_SEARCH_INDEX=false`)"} | ${ks.map((k) => r.retrieval.all.recall[k].toFixed(1)).join(" | ")} | ${r.retrieval.all.mrr.toFixed(3)} | ${r.latency_ms.p50} / ${r.latency_ms.p95} |`
+      })
+    ),
+    "",
+    ...comparisons.map(
+      (c) =>
+        `${c.label}: recall@5 index − database = ${c.recall_at_5_difference.toFixed(1)} points; the same top 5 for ${c.same_top5} of ${c.questions} questions, recall@5 different for ${c.recall_at_5_differs.length} (listed in [\`results/recall-paths.json\`](results/recall-paths.json)).`
+    )
+  ].join("\n")
+  console.log(`\n${pathsTable}`)
+  const out = join(root, "bench", "results")
+  mkdirSync(out, { recursive: true })
+  writeFileSync(
+    join(out, "recall-paths.json"),
+    `${JSON.stringify({ benchmark: "LoCoMo recall: the in-process index against the database path", date: results.date, machine: results.machine, data: results.data, comparisons }, null, 2)}\n`
+  )
+  const m = results.machine
+  writeReadmeSection(
+    root,
+    "recall-paths",
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memory_gb} GB, Node ${m.node}; ${m.date}; one run of each path.\n\n${pathsTable}`
+  )
+  console.log("wrote bench/results/recall-paths.json and its table in bench/README.md")
 }
 
 if (!partial) {

@@ -50,12 +50,22 @@ const timedFetch = async (url: string, init?: RequestInit) => {
 
 const server = await startServer(root, { [apiKey]: "responsiveness" }, { UMO_SIGNING_KEY: benchSigningKey() })
 const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }
-const search = (i: number) =>
-  timedFetch(`${server.baseUrl}/v1/memories/query`, {
+/** Which path served each search (`Server-Timing`'s `sync;desc=index|database`), counted. */
+const servedBy: Record<string, number> = {}
+const search = async (i: number) => {
+  const started = performance.now()
+  const response = await fetch(`${server.baseUrl}/v1/memories/query`, {
     method: "POST",
     headers,
     body: JSON.stringify({ query: questions[i % questions.length]!.question, limit: 10 })
   })
+  await response.arrayBuffer()
+  if (!response.ok) throw new Error(`search answered ${response.status}`)
+  const path =
+    /sync;dur=[\d.]+;desc=([\w-]+)/.exec(response.headers.get("server-timing") ?? "")?.[1] ?? "unknown"
+  servedBy[path] = (servedBy[path] ?? 0) + 1
+  return performance.now() - started
+}
 
 /** The text as a file upload (multipart). */
 const upload = (text: string) => {
@@ -83,7 +93,14 @@ const alongside = async (work: () => Promise<unknown>) => {
   const seconds = (performance.now() - started) / 1000
   running = false
   await Promise.all([polling, searching])
-  return { seconds: round1(seconds), health_ms: stats(health), search_ms: stats(searches) }
+  const served = { ...servedBy }
+  for (const path of Object.keys(servedBy)) delete servedBy[path]
+  return {
+    seconds: round1(seconds),
+    health_ms: stats(health),
+    search_ms: stats(searches),
+    searches_served_by: served
+  }
 }
 
 try {
@@ -113,11 +130,15 @@ try {
   }
   process.stderr.write("\n")
 
+  const paths = (r: typeof idle) =>
+    Object.entries(r.searches_served_by)
+      .map(([path, n]) => `${path} ${n}`)
+      .join(", ")
   const row = (what: string, r: typeof idle) =>
-    `| ${what} | ${r.seconds} | ${r.health_ms.p50} / ${r.health_ms.p99} (${r.health_ms.count}) | ${r.search_ms.p50} / ${r.search_ms.p95} (${r.search_ms.count}) |`
+    `| ${what} | ${r.seconds} | ${r.health_ms.p50} / ${r.health_ms.p99} (${r.health_ms.count}) | ${r.search_ms.p50} / ${r.search_ms.p95} (${r.search_ms.count}) | ${paths(r)} |`
   const table = [
-    "| while | seconds | `/health` p50 / p99 ms (requests) | search p50 / p95 ms (requests) |",
-    "|---|---|---|---|",
+    "| while | seconds | `/health` p50 / p99 ms (requests) | search p50 / p95 ms (requests) | searches served by |",
+    "|---|---|---|---|---|",
     row("idle (15 s)", idle),
     ...runs.map((r) => row(`capturing a ${r.characters.toLocaleString("en")}-character ${r.capture}`, r))
   ].join("\n")

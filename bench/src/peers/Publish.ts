@@ -16,7 +16,8 @@ import {
   recallChart,
   recallTable,
   scaleChart,
-  scaleTable
+  scaleTable,
+  settleNote
 } from "./Report.js"
 
 const sizesText = (sizes: ReadonlyArray<number>) => sizes.map((s) => s.toLocaleString("en-US")).join(" and ")
@@ -48,6 +49,8 @@ ${
     ? `One account growing to ${sizesText(results.sizes)} memories, each system embedding every one:
 
 ${scaleTable(results.systems)}
+
+${settleNote(results.systems)}
 
 ![Search latency and capture rate as one account grows](bench/results/peers-scale.svg)
 

@@ -85,6 +85,16 @@ export const scaleTable = (systems: ReadonlyArray<SystemResult>) =>
     )
   ].join("\n")
 
+/** What a system waited, untimed, for its background indexing before each size's searches (`settle`). */
+export const settleNote = (systems: ReadonlyArray<SystemResult>) =>
+  systems
+    .filter((s) => (s.scale ?? []).some((p) => p.settle_ms !== undefined))
+    .map(
+      (s) =>
+        `Before the timed searches of each size, ${s.label}'s searches were left to catch up, untimed, until one was served by its in-process index (the database serves them while it catches up with the new memories): ${(s.scale ?? []).map((p) => `${((p.settle_ms ?? 0) / 1000).toFixed(1)} s at ${p.size.toLocaleString("en-US")}`).join(", ")}.`
+    )
+    .join("\n")
+
 export const fairnessTable = (fairness: Fairness) =>
   (["recall", "scale"] as const)
     .filter((phase) => fairness[phase])
@@ -304,6 +314,8 @@ vectors (UMO keeps one).
 ![scale](results/peers-scale.svg)
 
 ${tables.scale}
+
+${settleNote(results.systems)}
 
 ## Fairness, checked
 

@@ -39,6 +39,12 @@ export interface SystemUnderTest {
   readonly warm: () => Promise<void>
   /** Stores the items, one memory each, in order; answers the system's id of each. */
   readonly add: (space: string, items: ReadonlyArray<Item>) => Promise<Array<string>>
+  /**
+   * Waits, untimed, until the searches of `space` are served as they will be from now on (work a
+   * system does in the background after captures); how long it waited, in ms. Called after the
+   * captures of each size, before its searches are timed; optional.
+   */
+  readonly settle?: (space: string) => Promise<number>
   /** The system's ids of the best `limit` memories of `space`, best first. */
   readonly search: (space: string, query: string, limit: number) => Promise<Array<string>>
   /** The system's embedding of each text (for the embedder agreement check). */
@@ -171,7 +177,9 @@ export const umoSystem = async (options: {
       server: "server/src/main.ts (npm start), one process, PostgreSQL via DATABASE_URL",
       embedder: embedderEnv,
       ranking: "the server's defaults (memory/src/recall/Ranking.ts); UMO_RERANK_SEARCH off (its default)",
-      api: "POST /v1/batch (100 items a call; timestamp = the session's date), POST /v1/memories/query"
+      api: "POST /v1/batch (100 items a call; timestamp = the session's date), POST /v1/memories/query",
+      index:
+        "searches are served by the in-process index, which catches up with captures when searched (in the background past 1,000 new memories, the database serving meanwhile); before the timed searches of each scale size, untimed searches wait until one is served by the index (Server-Timing sync;desc=index), the wait reported as settle_ms"
     },
     warm: async () => {
       await client("warm-up").ask("warm up", { limit: 1 })
@@ -194,6 +202,21 @@ export const umoSystem = async (options: {
           normalized.push(items[i]!.key)
         return r.umoId
       })
+    },
+    settle: async (space) => {
+      const started = performance.now()
+      for (;;) {
+        const response = await fetch(`${server.baseUrl}/v1/memories/query`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${keyOf(space)}`, "content-type": "application/json" },
+          body: JSON.stringify({ query: "settle", limit: 1 })
+        })
+        await response.arrayBuffer()
+        if (!response.ok) throw new Error(`UMO answered ${response.status} while settling`)
+        if (/sync;dur=[\d.]+;desc=index/.test(response.headers.get("server-timing") ?? ""))
+          return Math.round(performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
     },
     search: async (space, query, limit) => {
       recorder.query(space, query, limit)

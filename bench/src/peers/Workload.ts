@@ -149,6 +149,8 @@ export interface RecallRun {
   readonly capture: { readonly memories: number; readonly seconds: number; readonly per_second: number }
   readonly search_ms: { readonly p50: number; readonly p95: number }
   readonly usage: Usage
+  /** Untimed wait before the searches for the system's background indexing (`SystemUnderTest.settle`). */
+  readonly settle_ms?: number
 }
 
 export const feedRecall = async (
@@ -197,6 +199,8 @@ export interface ScalePoint {
   readonly capture_per_second: number
   readonly search_ms: { readonly p50: number; readonly p95: number }
   readonly usage: Usage
+  /** Untimed wait before the searches for the system's background indexing (`SystemUnderTest.settle`). */
+  readonly settle_ms?: number
 }
 
 export const feedScale = async (
@@ -215,6 +219,7 @@ export const feedScale = async (
       stored += batch.length
       progress(`${system.id}: ${stored}/${size} memories`)
     }
+    const settled = system.settle ? await system.settle(workload.space) : undefined
     const latencies: Array<number> = []
     for (const query of workload.queries[k]!) {
       const started = performance.now()
@@ -226,7 +231,8 @@ export const feedScale = async (
       size,
       capture_per_second: round1((stored - from) / (ms / 1000)),
       search_ms: p50p95(latencies),
-      usage: await system.usage()
+      usage: await system.usage(),
+      ...(settled === undefined ? {} : { settle_ms: settled })
     })
   }
   return points
