@@ -5,7 +5,6 @@ import {
   type ExportedMemory,
   type ExportLine,
   type Memory,
-  UMOError,
   type UMOMemory,
   ValidationError
 } from "@umo/client"

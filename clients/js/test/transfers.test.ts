@@ -3,7 +3,6 @@ import {
   type ExportLine,
   type Memory,
   UMOClient,
-  UMOError,
   type UMOMemory,
   ValidationError
 } from "@umo/client"

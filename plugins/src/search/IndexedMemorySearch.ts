@@ -1,4 +1,4 @@
-import { Embedder, MemorySearch, type MemorySearchShape, makeMemorySearch, type StoreError } from "@umo/core"
+import { Embedder, MemorySearch, makeMemorySearch, type StoreError } from "@umo/core"
 import { Cache, Config, Context, Duration, Effect, Exit, Fiber, Layer, type Scope, Semaphore } from "effect"
 import type { SqlClient } from "effect/sql"
 import { pinEmbedder } from "../storage/EmbedderPin.js"

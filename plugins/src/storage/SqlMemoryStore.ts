@@ -43,8 +43,6 @@ export const make = Effect.gen(function* () {
   // What only reads goes to a replica that has caught up, when there are some (see ReadReplicas).
   const reads = yield* readClient
 
-  const memoryColumns = columnsOf(sql)
-
   const memoryRow = (accountId: string, umo: Umo, record_hash: string) => ({
     account_id: accountId,
     umo_id: umo.umo_id,
