@@ -173,11 +173,7 @@ export class AccountIndex {
     if (!this.unsettled) return
     const entries = this.entries
     for (const timeline of this.timelines.values())
-      timeline.sort((a, b) => {
-        const x = entries[a]!
-        const y = entries[b]!
-        return x.time - y.time || (x.umo_id < y.umo_id ? -1 : x.umo_id > y.umo_id ? 1 : 0)
-      })
+      timeline.sort((a, b) => timelineOrder(entries[a]!, entries[b]!))
     this.unsettled = false
   }
 
@@ -455,10 +451,13 @@ export class AccountIndex {
     while (low < high) {
       const middle = (low + high) >>> 1
       const other = this.entries[timeline[middle]!]!
-      const before = other.time < entry.time || (other.time === entry.time && other.umo_id < entry.umo_id)
-      if (before) low = middle + 1
+      if (timelineOrder(other, entry) < 0) low = middle + 1
       else high = middle
     }
     return low
   }
 }
+
+/** A timeline's order: content time, then id. */
+const timelineOrder = (x: Entry, y: Entry): number =>
+  x.time - y.time || (x.umo_id < y.umo_id ? -1 : x.umo_id > y.umo_id ? 1 : 0)
