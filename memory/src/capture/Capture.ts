@@ -29,7 +29,7 @@ import type { CaptureOptions, FileToCapture } from "../Memory.js"
 import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Idempotency from "./Idempotency.js"
-import { factsOf, inferUpdatesConfig } from "./Updates.js"
+import { factFinder, inferUpdatesConfig, slotSenseConfig } from "./Updates.js"
 
 const captured = (umo: Umo, { receipt, supersedes, superseded_by }: CaptureReceipt): Captured => ({
   umo_id: umo.umo_id,
@@ -106,15 +106,17 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
+    const factsOf = factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates">,
       umo: Umo
-    ): CaptureWrite => ({
-      umo,
-      supersedes: supersededIds(request),
-      facts: factsOf(umo),
-      inferUpdates: request.infer_updates ?? inferByDefault
-    })
+    ): Effect.Effect<CaptureWrite> =>
+      Effect.map(factsOf(umo), (facts) => ({
+        umo,
+        supersedes: supersededIds(request),
+        facts,
+        inferUpdates: request.infer_updates ?? inferByDefault
+      }))
 
     /**
      * Checks, before any work, that the memories a capture supersedes are the account's and
@@ -165,7 +167,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 timestamp: request.timestamp === undefined ? undefined : parseTimestamp(request.timestamp),
                 ...pipelineInput(request)
               }).pipe(Effect.catch(pipelineFailure))
-              return yield* save([writeOf(request, umo)], ([receipt]) => captured(umo, receipt!))
+              return yield* save([yield* writeOf(request, umo)], ([receipt]) => captured(umo, receipt!))
             })
         )
       })
@@ -225,7 +227,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                             : parseTimestamp(item.success.timestamp),
                         ...pipelineInput(item.success)
                       }).pipe(
-                        Effect.map((umo) => Result.succeed(writeOf(item.success, umo))),
+                        Effect.flatMap((umo) => Effect.map(writeOf(item.success, umo), Result.succeed)),
                         Effect.catch((error: PipelineError) =>
                           error.reason === "InvalidInput"
                             ? Effect.succeed(Result.fail(refusal(422, error.detail)))
@@ -292,7 +294,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 source: storableText(source ?? `upload:${file.filename}`)
               }).pipe(Effect.catch(pipelineFailure))
               return yield* save(
-                [writeOf(fields, umo)],
+                [yield* writeOf(fields, umo)],
                 ([receipt]): Uploaded => ({
                   ...captured(umo, receipt!),
                   summary: umo.summary,

@@ -1,9 +1,15 @@
 import type { StatedFact, Umo } from "@umo/core"
-import { statedFacts } from "@umo/plugins/nlp"
-import { Config } from "effect"
+import { type Fact, SlotSense, statedFacts } from "@umo/plugins/nlp"
+import { Config, Effect } from "effect"
 
 /** Whether captures infer updates unless they say otherwise (`UMO_INFER_UPDATES`, default true). */
 export const inferUpdatesConfig = Config.Boolean("UMO_INFER_UPDATES").pipe(Config.withDefault(true))
+
+/**
+ * Whether captures read facts with the slot sense besides the rules (`UMO_SLOT_SENSE`, default
+ * true; see `factFinder`).
+ */
+export const slotSenseConfig = Config.Boolean("UMO_SLOT_SENSE").pipe(Config.withDefault(true))
 
 /**
  * Whose facts a memory states: its end user's when it has one, else its agent's, else the
@@ -15,14 +21,42 @@ export const factScope = (umo: Pick<Umo, "user_id" | "agent_id">): string =>
 
 const separator = "\u001f"
 
-/** The facts a memory states, each in its slot: its scope, subject and attribute, as one key. */
-export const factsOf = (umo: Pick<Umo, "content" | "user_id" | "agent_id">): ReadonlyArray<StatedFact> => {
+type Scoped = Pick<Umo, "content" | "user_id" | "agent_id">
+
+const inSlots = (umo: Scoped, facts: ReadonlyArray<Fact>): ReadonlyArray<StatedFact> => {
   const scope = factScope(umo)
-  return statedFacts(umo.content).map((fact) => ({
+  return facts.map((fact) => ({
     slot: [scope, fact.subject, fact.attribute].join(separator),
     value: fact.value,
     mode: fact.mode
   }))
+}
+
+/** The facts a memory states by the fact finder's rules, each in its slot: its scope, subject and attribute, as one key. */
+export const factsOf = (umo: Scoped): ReadonlyArray<StatedFact> => inSlots(umo, statedFacts(umo.content))
+
+/**
+ * The facts a captured memory states: the rules', and those the slot sense finds where no rule
+ * read (by the embedder's sentence vectors; see `SlotSense`), unless `embed` is undefined (the
+ * sense is off). The sense is made on first use; one the embedder could not make then states
+ * nothing, and is made again on the next capture.
+ */
+export const factFinder = (embed: SlotSense.Embed | undefined) => {
+  let sense: SlotSense.SlotSense | undefined = embed === undefined ? SlotSense.silent : undefined
+  const ready = Effect.suspend(() =>
+    sense !== undefined || embed === undefined
+      ? Effect.succeed(sense ?? SlotSense.silent)
+      : SlotSense.make(embed).pipe(
+          Effect.tap((made) => Effect.sync(() => (sense = made))),
+          Effect.orElseSucceed(() => SlotSense.silent)
+        )
+  )
+  return (umo: Scoped): Effect.Effect<ReadonlyArray<StatedFact>> =>
+    Effect.gen(function* () {
+      const rules = statedFacts(umo.content)
+      const sensed = yield* (yield* ready).facts(umo.content, rules)
+      return inSlots(umo, [...rules, ...sensed])
+    })
 }
 
 /** The subject and attribute of a slot `factsOf` made. */

@@ -24,6 +24,12 @@ export const compromise = (text: string) => loadCompromise()(text)
 
 export const its = wink.its
 
+// wink's lexicon: the words of English, without the names of places, companies and people.
+const lexicon = wink.readDoc("")
+
+/** Whether a word is one of English's (wink's lexicon, case-blind) rather than a name. */
+export const isEnglishWord = (word: string): boolean => !lexicon.isOOV(word.toLowerCase())
+
 /** Parses text with wink-nlp (tokens, sentences, entities, POS, sentiment). */
 export const readWink = (text: string): WinkDocument => wink.readDoc(text)
 

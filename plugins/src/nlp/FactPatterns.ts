@@ -76,6 +76,8 @@ export const COUNT = `\\d+|${alternation(Object.keys(numbers).filter((w) => !["a
 /** An ordinal: "third", "5th". */
 export const ORDINAL = String.raw`\d+(?:st|nd|rd|th)|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth`
 export const DIET = alternation(diets)
+/** What one studies in, or for. */
+export const STUDY = String.raw`(?:semester|degree|phd|ph\.d\.|doctorate|master'?s|masters|bachelor'?s|mba|credential|diploma|programme|major|studies|lectures?|thesis|coursework)`
 export const PARTNER = alternation(Object.keys(partnerWords))
 
 /**

@@ -19,7 +19,8 @@ import {
   PROPER_LAZY,
   ROLE,
   rule,
-  START
+  START,
+  STUDY
 } from "./FactPatterns.js"
 import { personalFactRules } from "./PersonalFactRules.js"
 
@@ -31,8 +32,6 @@ const residenceVerbs =
 const movedVerbs = "moved|relocated|moved back|moved over|moved out|emigrated|immigrated|just moved"
 /** Places of study, which an "N years at X" names as a school rather than an employer. */
 const SCHOOL_WORD = String.raw`(?:university|college|school|institute|academy|polytechnic|politehnica|uni|conservatory|conservatoire)`
-/** What one studies in, or for. */
-const STUDY = String.raw`(?:semester|degree|phd|ph\.d\.|doctorate|master'?s|masters|bachelor'?s|mba|credential|diploma|programme|major|studies|lectures?|thesis|coursework)`
 
 /** Where someone lives, their address, where they work, what they do, where they study, what they drive. */
 // biome-ignore format: a table of rules, one a line

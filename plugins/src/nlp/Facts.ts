@@ -61,7 +61,7 @@ const spelledOut = (text: string) => contractions.reduce((t, [pattern, to]) => t
  * Clauses: sentences, split again where a new clause starts (not at "and": "Ana and I got married";
  * not before "we named him": the name belongs to what came before it).
  */
-const clauses = (text: string): ReadonlyArray<string> =>
+export const clauses = (text: string): ReadonlyArray<string> =>
   spelledOut(text)
     .split(
       /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+/i
@@ -71,7 +71,7 @@ const clauses = (text: string): ReadonlyArray<string> =>
 
 /** Who a captured subject is: the writer, a relation of theirs, or a name; undefined for nobody nameable. */
 const notNames = new Set(
-  "he she they it you this that there here who been being everyone someone somebody nobody people everybody one today yesterday tonight finally just so well now also then still guess update big good great oh wow ok okay yes no after since last next first this new our my his her their its sadly luckily honestly literally officially apparently turns".split(
+  "he she they it you this that there here who been being everyone someone somebody nobody people everybody one today yesterday tonight finally just so well now also then still guess update big good great oh wow ok okay yes no after since last next first this new our my his her their its sadly luckily honestly literally officially apparently turns left started joined moved got quit switched sold bought signed booked landed passed finished visited spent took made went came had back home day week".split(
     " "
   )
 )
@@ -254,6 +254,14 @@ const withPlanKinds = (facts: ReadonlyArray<Fact>): ReadonlyArray<Fact> =>
     return [fact, { ...kind, mode: fact.mode === "set" ? ("add" as const) : ("end" as const) }]
   })
 
+/** Who "I" is in a text and what they say: "Ana: I moved to Lisbon" is Ana's; a text without a speaker, the writer's (`self`). */
+export const speakerOf = (text: string): { readonly self: string; readonly body: string } => {
+  const speaker = /^\s*(\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)?):\s+(.*)$/su.exec(text)
+  return speaker === null
+    ? { self: "self", body: text }
+    : { self: speaker[1]!.toLowerCase(), body: speaker[2]! }
+}
+
 /** Longest text read for facts: a few paragraphs, what people tell an assistant about themselves. */
 export const maxFactText = 2_000
 
@@ -264,10 +272,7 @@ export const maxFactText = 2_000
 export const statedFacts = (text: string): ReadonlyArray<Fact> => {
   // A document says more than facts: it is never superseded by them (and the rules need not read it).
   if (text.length > maxFactText) return []
-  // "Ana: I moved to Lisbon": a speaker's name before a colon says who "I" is.
-  const speaker = /^\s*(\p{Lu}[\p{L}'’-]+(?: \p{Lu}[\p{L}'’-]+)?):\s+(.*)$/su.exec(text)
-  const self = speaker === null ? "self" : speaker[1]!.toLowerCase()
-  const body = speaker === null ? text : speaker[2]!
+  const { self, body } = speakerOf(text)
   const seen = new Map<string, Fact>()
   let more = false
   for (const clause of clauses(body)) {
