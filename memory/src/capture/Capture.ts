@@ -105,8 +105,8 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const run = (input: Parameters<typeof pipeline.process>[0]) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
-    /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const factsOf = factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
+    /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates">,
       umo: Umo

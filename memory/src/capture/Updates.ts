@@ -32,7 +32,10 @@ const inSlots = (umo: Scoped, facts: ReadonlyArray<Fact>): ReadonlyArray<StatedF
   }))
 }
 
-/** The facts a memory states by the fact finder's rules, each in its slot: its scope, subject and attribute, as one key. */
+/**
+ * The facts a memory states by the fact finder's rules alone, each in its slot: its scope, subject
+ * and attribute, as one key. Imports read facts this way (the slot sense reads captures only).
+ */
 export const factsOf = (umo: Scoped): ReadonlyArray<StatedFact> => inSlots(umo, statedFacts(umo.content))
 
 /**
