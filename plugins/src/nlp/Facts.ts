@@ -71,10 +71,20 @@ export const clauses = (text: string): ReadonlyArray<string> =>
 
 /** Who a captured subject is: the writer, a relation of theirs, or a name; undefined for nobody nameable. */
 const notNames = new Set(
-  "he she they it you this that there here who been being everyone someone somebody nobody people everybody one today yesterday tonight finally just so well now also then still guess update big good great oh wow ok okay yes no after since last next first this new our my his her their its sadly luckily honestly literally officially apparently turns left started joined moved got quit switched sold bought signed booked landed passed finished visited spent took made went came had back home day week".split(
+  "he she they it you this that there here who been being everyone someone somebody nobody people everybody one today yesterday tonight finally just so well now also then still guess update big good great oh wow ok okay yes no after since last next first this new our my his her their its sadly luckily honestly literally officially apparently turns back home day week".split(
     " "
   )
 )
+/**
+ * Verbs a writer opens a clause with, leaving "I" out ("Left Rakuten and started at Mercari"): the
+ * clause is the writer's, and the word is nobody's name.
+ */
+const writersVerbs = new Set(
+  "left started joined moved got quit switched sold bought signed booked landed passed finished visited spent took made went came had".split(
+    " "
+  )
+)
+for (const verb of writersVerbs) notNames.add(verb)
 const relationWords = new Set<string>(relations)
 
 export const subjectOf = (captured: string | undefined): string | undefined => {
@@ -231,9 +241,11 @@ const continuations = (
 ): ReadonlyArray<{ readonly text: string; readonly segment: string }> => {
   const parts = clause.split(/\s+and\s+(?!then\b)/i)
   if (parts.length < 2) return []
-  const subject = /^(?:I|we|(?:my|our) [\w-]+(?: \p{Lu}[\p{L}'’-]+)?|\p{Lu}[\p{L}'’-]+)(?=\s)/iu.exec(
+  const opener = /^(?:I|we|(?:my|our) [\w-]+(?: \p{Lu}[\p{L}'’-]+)?|\p{Lu}[\p{L}'’-]+)(?=\s)/iu.exec(
     parts[0]!
   )?.[0]
+  // "Left Rakuten and started at Mercari": the writer's verb, not a subject, opens the clause.
+  const subject = opener !== undefined && writersVerbs.has(opener.toLowerCase()) ? undefined : opener
   const words = (text: string) => text.split(/\s+/).filter((w) => w.length > 0).length
   return parts.slice(1).flatMap((segment, i) => {
     if (/^(?:I|we)\b/i.test(segment))

@@ -123,6 +123,16 @@ describe("statedFacts", () => {
     expect(facts("Caroline: I moved to Boston last year.")).toEqual(["caroline|residence|boston|set"])
     // Whom "she" means is not in the memory: no fact.
     expect(facts("She moved to Paris.")).toEqual([])
+    expect(facts("He moved to Lisbon and started at Farfetch.")).toEqual([])
+    // A clause opened by the writer's verb, "I" left out, is the writer's, its "and"-parts too.
+    expect(facts("Left Rakuten last Friday and started at Mercari today.")).toEqual([
+      "self|employer|rakuten|end",
+      "self|employer|mercari|set"
+    ])
+    expect(facts("Ana moved to Lisbon and started at Farfetch.")).toEqual([
+      "ana|residence|lisbon|set",
+      "ana|employer|farfetch|set"
+    ])
   })
 
   it("states no fact in a wish, a question, a condition, a plan to change, a negation or a trip", () => {
