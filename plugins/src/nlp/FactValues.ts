@@ -3,6 +3,7 @@
  * word that ends it, and the normal form values are compared in.
  * @module
  */
+import { dietNames } from "./FactLexicon.js"
 
 const abbreviations = /^(?:St|Mt|Ft|Dr|Jr|Sr|Co|Inc|Ltd|Corp|Bros|Ave|Blvd|Rd|U\.S|U\.K)\.$/
 
@@ -91,6 +92,18 @@ export const phraseValue = (text: string, maxWords: number): string | undefined 
   }
   const value = kept.join(" ").trim()
   return value.length === 0 ? undefined : value
+}
+
+/** A phone number as compared: its digits, with a leading "+" kept; undefined under 7 digits. */
+export const phoneValue = (written: string): string | undefined => {
+  const digits = written.replace(/\D/g, "")
+  return digits.length < 7 ? undefined : `${written.trim().startsWith("+") ? "+" : ""}${digits}`
+}
+
+/** A diet as compared: the name of the diet a word says ("meat-free" is vegetarian). */
+export const dietName = (word: string): string => {
+  const diet = word.toLowerCase()
+  return dietNames[diet] ?? diet
 }
 
 /** A value as compared: lower case, single spaces, no article, ordinal or trailing punctuation. */

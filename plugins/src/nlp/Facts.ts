@@ -25,7 +25,7 @@ import { future, hypothetical, relations } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { statesMore } from "./FactRemainder.js"
 import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
-import { normalizeValue, phraseValue, properValue } from "./FactValues.js"
+import { normalizeValue, phoneValue, phraseValue, properValue } from "./FactValues.js"
 
 /** A fact a text states: about whom, what, its value, and how it bears on earlier values. */
 export interface Fact {
@@ -142,9 +142,7 @@ const matchedValue = (
       return n === undefined ? undefined : String(n)
     }
     case "phone":
-      return v === undefined || v.replace(/\D/g, "").length < 7
-        ? undefined
-        : `${v.trim().startsWith("+") ? "+" : ""}${v.replace(/\D/g, "")}`
+      return v === undefined ? undefined : phoneValue(v)
     default:
       return v
   }

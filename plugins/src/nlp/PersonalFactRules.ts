@@ -4,7 +4,7 @@
  * them, how many of something they have, and their plans (see `FactRules` for what a rule is).
  * @module
  */
-import { dietNames, partnerWords, plannedEvents } from "./FactLexicon.js"
+import { partnerWords, plannedEvents } from "./FactLexicon.js"
 import {
   COUNT,
   count,
@@ -29,7 +29,7 @@ import {
   statusOf,
   THING
 } from "./FactPatterns.js"
-import { isNameWord } from "./FactValues.js"
+import { dietName, isNameWord } from "./FactValues.js"
 
 /** A destination or a named plan, as a group of its own. */
 const DEST = String.raw`(?<dest>\p{Lu}[\p{L}-]+(?: \p{Lu}[\p{L}-]+)?)`
@@ -52,10 +52,7 @@ const planOf = (g: Readonly<Record<string, string | undefined>>) => {
   if (dest !== undefined && g["ev"] === undefined && !isNameWord(dest.split(/\s+/)[0]!)) return undefined
   return plan(g["ev"] ?? "trip", dest)
 }
-const dietOf = (g: Readonly<Record<string, string | undefined>>) => {
-  const diet = (g["v"] ?? g["v2"] ?? "").toLowerCase()
-  return dietNames[diet] ?? diet
-}
+const dietOf = (g: Readonly<Record<string, string | undefined>>) => dietName(g["v"] ?? g["v2"] ?? "")
 
 // biome-ignore format: a table of rules, one a line
 export const personalFactRules: ReadonlyArray<FactRule> = [

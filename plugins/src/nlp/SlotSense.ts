@@ -19,10 +19,10 @@
  */
 import { Effect } from "effect"
 import { isEnglishWord } from "./Engines.js"
-import { dietNames, future, hypothetical } from "./FactLexicon.js"
+import { future, hypothetical } from "./FactLexicon.js"
 import { ADDRESS, DIET, EMAIL, HOME, PHONE, REL, ROLE, STUDY } from "./FactPatterns.js"
 import { clauses, type Fact, leadingSubject, maxFactText, speakerOf, statedFacts } from "./Facts.js"
-import { isNameWord, normalizeValue, properValue } from "./FactValues.js"
+import { dietName, isNameWord, normalizeValue, phoneValue, properValue } from "./FactValues.js"
 import { PROTOTYPES } from "./SlotPrototypes.js"
 
 /** Embeds texts to unit vectors, in order (the `Embedder` port's `embed`). */
@@ -150,14 +150,15 @@ const valueFinders: Readonly<Record<string, (clause: string) => Value | undefine
   school: nameAfter(/^(?:at|in|to)$/),
   car: nameAfter(/^(?:a|an|the|my|our|new|drive|driving|bought)$/),
   diet: (clause) => {
-    const diet = dietPattern.exec(clause)?.groups?.["v"]?.toLowerCase()
-    return diet === undefined ? undefined : valueWritten(dietNames[diet] ?? diet)
+    const diet = dietPattern.exec(clause)?.groups?.["v"]
+    return diet === undefined ? undefined : valueWritten(dietName(diet))
   },
   email: (clause) => valueWritten(emailPattern.exec(clause)?.groups?.["v"]),
   phone: (clause) => {
     const phone = phonePattern.exec(clause)?.groups?.["v"]?.trim()
-    if (phone === undefined || phone.replace(/\D/g, "").length < 7) return undefined
-    return { written: phone, value: `${phone.startsWith("+") ? "+" : ""}${phone.replace(/\D/g, "")}` }
+    if (phone === undefined) return undefined
+    const value = phoneValue(phone)
+    return value === undefined ? undefined : { written: phone, value }
   },
   address: (clause) => valueWritten(addressPattern.exec(clause)?.groups?.["v"]?.trim())
 }
