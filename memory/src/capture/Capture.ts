@@ -105,7 +105,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const run = (input: Parameters<typeof pipeline.process>[0]) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
-    const factsOf = factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
+    const factsOf = yield* factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates">,

@@ -1,6 +1,6 @@
 import type { StatedFact, Umo } from "@umo/core"
 import { type Fact, SlotSense, statedFacts } from "@umo/plugins/nlp"
-import { Config, Effect } from "effect"
+import { Config, Duration, Effect } from "effect"
 
 /** Whether captures infer updates unless they say otherwise (`UMO_INFER_UPDATES`, default true). */
 export const inferUpdatesConfig = Config.Boolean("UMO_INFER_UPDATES").pipe(Config.withDefault(true))
@@ -41,26 +41,27 @@ export const factsOf = (umo: Scoped): ReadonlyArray<StatedFact> => inSlots(umo, 
 /**
  * The facts a captured memory states: the rules', and those the slot sense finds where no rule
  * read (by the embedder's sentence vectors; see `SlotSense`), unless `embed` is undefined (the
- * sense is off). The sense is made on first use; one the embedder could not make then states
- * nothing, and is made again on the next capture.
+ * sense is off). The sense is made on first use, once: captures arriving while it is being made
+ * wait for that one making (each used to make its own, so a first burst of 24 captures embedded
+ * the examples 24 times). One the embedder could not make states nothing for the captures that
+ * waited for it, and is made again on the next capture.
  */
-export const factFinder = (embed: SlotSense.Embed | undefined) => {
-  let sense: SlotSense.SlotSense | undefined = embed === undefined ? SlotSense.silent : undefined
-  const ready = Effect.suspend(() =>
-    sense !== undefined || embed === undefined
-      ? Effect.succeed(sense ?? SlotSense.silent)
-      : SlotSense.make(embed).pipe(
-          Effect.tap((made) => Effect.sync(() => (sense = made))),
-          Effect.orElseSucceed(() => SlotSense.silent)
-        )
+export const factFinder = (embed: SlotSense.Embed | undefined) =>
+  Effect.map(
+    embed === undefined
+      ? Effect.succeed(Effect.succeed(SlotSense.silent))
+      : Effect.cachedWithTTL(SlotSense.make(embed), (made) =>
+          made._tag === "Success" ? Duration.infinity : Duration.zero
+        ),
+    (ready) =>
+      (umo: Scoped): Effect.Effect<ReadonlyArray<StatedFact>> =>
+        Effect.gen(function* () {
+          const rules = statedFacts(umo.content)
+          const sense = yield* ready.pipe(Effect.orElseSucceed(() => SlotSense.silent))
+          const sensed = yield* sense.facts(umo.content, rules)
+          return inSlots(umo, [...rules, ...sensed])
+        })
   )
-  return (umo: Scoped): Effect.Effect<ReadonlyArray<StatedFact>> =>
-    Effect.gen(function* () {
-      const rules = statedFacts(umo.content)
-      const sensed = yield* (yield* ready).facts(umo.content, rules)
-      return inSlots(umo, [...rules, ...sensed])
-    })
-}
 
 /** The subject and attribute of a slot `factsOf` made. */
 export const slotParts = (slot: string): { readonly subject: string; readonly attribute: string } => {
