@@ -5,6 +5,7 @@
  *   npm run bench:updates              # the scenarios among 10,000 memories of 1,000 other users
  *   npm run bench:updates -- --quick   # among 1,000 memories of 100 users
  *   npm run bench:updates -- --memories 100000 --users 10000   # a larger account
+ *   npm run bench:updates -- --quick --sets dev,test   # some sets only (never written as the results)
  *
  * Reports: the current fact ranked first by search, ask answering the current value (and the
  * earlier one, for questions about the past, and every value, for additive facts), supersessions
@@ -40,7 +41,12 @@ const others = {
 /** Every other user's memory was written by one agent: erasing it erases them all in one call. */
 const importer = "bulk-import"
 const latencyQueries = quick ? 40 : 200
-const sets = loadScenarios(join(root, "bench", "updates"))
+/** `--sets a,b`: those sets only, to read their misses without printing a blind set's. */
+const only = argument("sets")?.split(",")
+const allSets = loadScenarios(join(root, "bench", "updates"))
+const sets = allSets.filter((s) => only?.includes(s.name) ?? true)
+if (only !== undefined && sets.length !== only.length)
+  throw new Error(`--sets ${only.join(",")}: the sets are ${allSets.map((s) => s.name).join(", ")}`)
 const dir = mkdtempSync(join(tmpdir(), "umo-bench-updates-"))
 const account = "updates-bench"
 
@@ -134,7 +140,8 @@ try {
   const results = {
     benchmark: "scopes and updates",
     machine: machine(),
-    quick,
+    // Some sets only is not the benchmark: written where a quick run's results go.
+    quick: quick || only !== undefined,
     scenario_sets: sets.map((s) => ({ name: s.name, people: s.people.length })),
     other_users: others,
     load_seconds: loadSeconds,
