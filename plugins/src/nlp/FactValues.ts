@@ -100,6 +100,16 @@ export const phoneValue = (written: string): string | undefined => {
   return digits.length < 7 ? undefined : `${written.trim().startsWith("+") ? "+" : ""}${digits}`
 }
 
+/**
+ * A street address as written, without the sentence going on after the street's name (lowercase
+ * words: "…Heol y Nant today") or trailing punctuation; undefined when nothing is left.
+ */
+export const addressValue = (written: string): string | undefined =>
+  written
+    .trim()
+    .replace(/(?:\s+(?!(?:de|del|la|y|of|the|das|dos)\b)\p{Ll}[\p{L}'’.-]*)+$/u, "")
+    .replace(/[.,;:!?)]+$/, "") || undefined
+
 /** A diet as compared: the name of the diet a word says ("meat-free" is vegetarian). */
 export const dietName = (word: string): string => {
   const diet = word.toLowerCase()

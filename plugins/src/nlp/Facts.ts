@@ -25,7 +25,7 @@ import { future, hypothetical, relations } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { statesMore } from "./FactRemainder.js"
 import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
-import { normalizeValue, phoneValue, phraseValue, properValue } from "./FactValues.js"
+import { addressValue, normalizeValue, phoneValue, phraseValue, properValue } from "./FactValues.js"
 
 /** A fact a text states: about whom, what, its value, and how it bears on earlier values. */
 export interface Fact {
@@ -132,11 +132,7 @@ const matchedValue = (
     case "role":
       return v?.replace(evaluative, "")
     case "address":
-      // Lowercase words after the street's name are the sentence going on ("…Heol y Nant today").
-      return v
-        ?.trim()
-        .replace(/(?:\s+(?!(?:de|del|la|y|of|the|das|dos)\b)\p{Ll}[\p{L}'’.-]*)+$/u, "")
-        .replace(/[.,;:!?)]+$/, "")
+      return v === undefined ? undefined : addressValue(v)
     case "number": {
       const n = numberValue(groups["n"] ?? "")
       return n === undefined ? undefined : String(n)

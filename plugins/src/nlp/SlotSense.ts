@@ -17,12 +17,13 @@
  * must be placed in its own slot by its neighbours — and the sense then states nothing.
  * @module
  */
+import { cosineSimilarity } from "@umo/core"
 import { Effect } from "effect"
 import { isEnglishWord } from "./Engines.js"
 import { future, hypothetical } from "./FactLexicon.js"
 import { ADDRESS, DIET, EMAIL, HOME, PHONE, REL, ROLE, STUDY } from "./FactPatterns.js"
 import { clauses, type Fact, leadingSubject, maxFactText, speakerOf, statedFacts } from "./Facts.js"
-import { dietName, isNameWord, normalizeValue, phoneValue, properValue } from "./FactValues.js"
+import { addressValue, dietName, isNameWord, normalizeValue, phoneValue, properValue } from "./FactValues.js"
 import { PROTOTYPES } from "./SlotPrototypes.js"
 
 /** Embeds texts to unit vectors, in order (the `Embedder` port's `embed`). */
@@ -160,7 +161,11 @@ const valueFinders: Readonly<Record<string, (clause: string) => Value | undefine
     const value = phoneValue(phone)
     return value === undefined ? undefined : { written: phone, value }
   },
-  address: (clause) => valueWritten(addressPattern.exec(clause)?.groups?.["v"]?.trim())
+  address: (clause) => {
+    const address = addressPattern.exec(clause)?.groups?.["v"]?.trim()
+    const value = address === undefined ? undefined : addressValue(address)
+    return value === undefined ? undefined : { written: address!, value: normalizeValue(value) }
+  }
 }
 
 /** Whether a clause may state a fact of its writer's at all, whatever its slot. */
@@ -178,16 +183,10 @@ interface Example {
   readonly vector: ReadonlyArray<number>
 }
 
-const dot = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let sum = 0
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!
-  return sum
-}
-
 /** The slot a vector's nearest examples vote for (each by its similarity), and the nearest one's similarity. */
 const vote = (examples: ReadonlyArray<Example>, vector: ReadonlyArray<number>) => {
   const nearest = examples
-    .map((e) => ({ slot: e.slot, similarity: dot(e.vector, vector) }))
+    .map((e) => ({ slot: e.slot, similarity: cosineSimilarity(e.vector, vector) }))
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, neighbours)
   const votes = new Map<string, number>()

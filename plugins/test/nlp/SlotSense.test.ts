@@ -15,13 +15,16 @@ const present = existsSync(join(modelsDir, TransformersEmbedder.defaultModel, "o
 const sensed = (sense: SlotSense.SlotSense, text: string) =>
   Effect.map(sense.facts(text, statedFacts(text)), (facts) => facts.map((f) => `${f.attribute}|${f.value}`))
 
+/** The sense made once for the tests that share the default embedder (its examples embed in seconds). */
+const defaultSense = Effect.runSync(Effect.cached(Effect.flatMap(Embedder, (e) => SlotSense.make(e.embed))))
+
 describe.skipIf(!present)("SlotSense, with the default embedder", () => {
   it.layer(TransformersEmbedder.layer({ modelsDir, precision: "int8" }), { timeout: 120_000 })((it) => {
     it.effect(
       "reads a slot no rule reads, with the value the clause names",
       () =>
         Effect.gen(function* () {
-          const sense = yield* SlotSense.make((yield* Embedder).embed)
+          const sense = yield* defaultSense
           // None of these is read by a rule: the sense alone says which fact they state.
           for (const [text, expected] of [
             ["Laptop set up and first standup done at Zentrix.", "employer|zentrix"],
@@ -42,7 +45,7 @@ describe.skipIf(!present)("SlotSense, with the default embedder", () => {
       "states nothing for someone else, a wish, a plan, a question, an end or what a rule read",
       () =>
         Effect.gen(function* () {
-          const sense = yield* SlotSense.make((yield* Embedder).embed)
+          const sense = yield* defaultSense
           for (const text of [
             "My cousin's first standup at Zentrix went well.",
             "She got the keys to her Utrecht flat today.",
@@ -62,7 +65,7 @@ describe.skipIf(!present)("SlotSense, with the default embedder", () => {
       "states nothing from a string of names and nouns: a name needs its slot's word before it",
       () =>
         Effect.gen(function* () {
-          const sense = yield* SlotSense.make((yield* Embedder).embed)
+          const sense = yield* defaultSense
           const words = [
             "Paris",
             "budget",
