@@ -72,11 +72,13 @@ describe("the extractive answer model", () => {
     expect(ask("Who is Lily?", "Lily is Tom's daughter.").answer).toBe("Tom's daughter [1]")
   })
 
-  it("answers a number, yes or no, and what a sentence adds to the question", () => {
+  it("answers a number, yes or no with the sentence that says so, and what a sentence adds to the question", () => {
     expect(ask("How many dogs does Ann have?", "Ann has three dogs and a cat.").answer).toBe("three [1]")
-    expect(ask("Did Caroline go to the parade?", "Caroline did not go to the parade.").answer).toBe("No [1]")
+    expect(ask("Did Caroline go to the parade?", "Caroline did not go to the parade.").answer).toBe(
+      "No — Caroline did not go to the parade. [1]"
+    )
     expect(ask("Did Caroline go to the parade?", "Caroline went to the parade with friends.").answer).toBe(
-      "Yes [1]"
+      "Yes — Caroline went to the parade with friends. [1]"
     )
     const milk = ask(
       "What ingredient did Nate use to make the ice cream lactose-free?",
@@ -96,6 +98,16 @@ describe("the extractive answer model", () => {
     expect(
       ask("What kind of dance does Gina love?", "Gina: Contemporary dance is what I love most.").answer
     ).toBe("Contemporary [1]")
+  })
+
+  it("says the whole sentence when the words it adds to the question are a guess", () => {
+    // One question word of four in the sentence: the run after it ("put") is a guess at the answer.
+    const bran = ask(
+      "What happened to Siobhan's dog Bran?",
+      "We had to put Bran to sleep this morning. Thirteen good years."
+    )
+    expect(bran.confidence).toBeLessThan(0.5)
+    expect(bran.answer).toBe("We had to put Bran to sleep this morning. [1]")
   })
 
   it("picks the sentence that shares the question's words, not only its names", () => {
