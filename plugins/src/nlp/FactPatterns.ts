@@ -85,7 +85,7 @@ export const PARTNER = alternation(Object.keys(partnerWords))
  * character or word a step, a dozen steps at most: no two ways to read the same characters, so a
  * clause of 50,000 emoji fails at once instead of backtracking without end.
  */
-export const OPENER = String.raw`^(?:(?:just|finally|officially|so|well|ok|okay|update|news|big news|guess what|yay|woo+|today|yesterday|tonight|this (?:week|month|morning)|last (?:week|month|night)|recently|oh|and|also|lol|omg|wow|btw|fyi|quick update|good news|heads up|as of (?:today|now|this week)|after \w+ years|after all this time|now|anyway|(?:I )?(?:guess|think|suppose|reckon|mean)|turns out|it turns out|as of now|sorry|update time|life update|personal news)[\s,:!.-]*|[\p{Extended_Pictographic}\s,:!.-]){0,12}`
+export const OPENER = String.raw`^(?:(?:just|finally|officially|so|well|ok|okay|update|news|big news|guess what|yay|woo+|today|yesterday|tonight|this (?:week|month|morning)|last (?:week|month|night)|recently|oh|and|also|lol|omg|wow|btw|fyi|quick update|good news|heads up|as of (?:today|now|this week)|after \w+ years|after all this time|now|anyway|(?:I )?(?:guess|think|suppose|reckon|mean)|turns out|it turns out|as of now|sorry|update time|life update|personal news)[\s,:!.-]*|[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200D\uFE0F\s,:!.-]){0,12}`
 /** Who a clause is about (contractions are spelled out before matching: "I am", "we have"). */
 export const SUBJ = String.raw`(?<subj>I|we|(?:my|our) (?:${REL})(?: \p{Lu}[\p{L}'’-]+)?|my \w+ and I|(?!(?:been|being|got|getting|just|finally|still|also|now|so|then|really)\b)\p{Lu}[\p{L}'’-]+(?: and I)?)`
 /** Adverbs between subject and verb. */
