@@ -1,4 +1,5 @@
 import { Context, type Effect, Schema } from "effect"
+import type { FactMode } from "../Updates.js"
 
 export class AnswerModelError extends Schema.Error<AnswerModelError>("AnswerModelError")({
   /**
@@ -38,6 +39,14 @@ export const AnswerMethod = Schema.Literals(["extractive", "generative", "no_con
 export type AnswerMethod = typeof AnswerMethod.Type
 
 /** One retrieved memory offered to the model as context, numbered from 1 for `[n]` markers. */
+/** A fact a memory states, as its capture stored it: whose (`self`, a relation, a name), what, the value compared. */
+export interface ContextFact {
+  readonly subject: string
+  readonly attribute: string
+  readonly value: string
+  readonly mode: FactMode
+}
+
 export interface AnswerContext {
   readonly index: number
   readonly umo_id: string
@@ -51,6 +60,11 @@ export interface AnswerContext {
    * about now.
    */
   readonly outdated?: boolean | undefined
+  /**
+   * The facts its capture stored: the fact finder's rules and the slot sense, which reads facts by
+   * sentence embeddings and so cannot be read again from the content alone. Absent: none known.
+   */
+  readonly facts?: ReadonlyArray<ContextFact> | undefined
 }
 
 export interface AnswerRequest {

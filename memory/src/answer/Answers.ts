@@ -1,6 +1,7 @@
 import { AnswerModels } from "@umo/core"
 import { asksAboutThePast } from "@umo/plugins/answer"
 import { Effect } from "effect"
+import { slotParts } from "../capture/Updates.js"
 import { decodeRequest, InvalidRequest, ProviderFailed, Unavailable } from "../Errors.js"
 import { selectionOf } from "../Filters.js"
 import { AskRequest } from "../Requests.js"
@@ -70,7 +71,8 @@ export const make = (recall: Recall.Recall) =>
           summary: hit.memory.summary,
           timestamp: hit.memory.timestamp,
           similarity: hit.similarity,
-          outdated: hit.outdated
+          outdated: hit.outdated,
+          facts: hit.facts.map((fact) => ({ ...slotParts(fact.slot), value: fact.value, mode: fact.mode }))
         }))
         const answered = yield* model
           .answer({ question, contexts, providerKey: request.provider_key })

@@ -6,6 +6,7 @@ import {
   matchesFilter,
   Reranker,
   type Selection,
+  type StatedFact,
   type StoredMemory
 } from "@umo/core"
 import { asksAboutThePast } from "@umo/plugins/answer"
@@ -31,6 +32,8 @@ export interface Hit {
   readonly similarity: number
   /** A newer memory replaced what it states: it was superseded, or a newer one scored gives a new value of its fact. */
   readonly outdated: boolean
+  /** The facts its capture stored (see `Updates`), for the answer models. */
+  readonly facts: ReadonlyArray<StatedFact>
 }
 
 /** How many, and from which memories: candidates come only from the selection. */
@@ -194,6 +197,7 @@ export const make = Effect.gen(function* () {
       ).filter(([id]) => byId.has(id))
       const current = newestAnswerFirst(ordered, byId, similarity, facts, query)
       const top = current.ranked.slice(0, options.limit)
+      const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
       const hits = top.flatMap(([id, score]): Array<Hit> => {
         const memory = byId.get(id)
         return memory
@@ -202,7 +206,8 @@ export const make = Effect.gen(function* () {
                 memory,
                 score: round(score),
                 similarity: round(Math.max(0, similarity.get(id) ?? 0)),
-                outdated: outdated.has(id) || current.outdated.has(id)
+                outdated: outdated.has(id) || current.outdated.has(id),
+                facts: statedBy.get(id) ?? []
               }
             ]
           : []

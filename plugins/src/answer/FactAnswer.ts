@@ -1,8 +1,9 @@
 /**
  * Answers from the facts memories state, before any sentence is scored: when a question asks for a
  * kind of fact (where someone lives, their employer, email, how many children…, see `askedFacts`)
- * and the retrieved memories state it about the person asked, the answer is the value as the
- * memory writes it, cited:
+ * and the retrieved memories state it about the person asked (by the fact finder's rules, read
+ * again from the content, or as their capture stored it: the slot sense's), the answer is the
+ * value as the memory writes it, cited:
  *
  * - about now: the newest value, from a memory no newer one replaced;
  * - about the past ("before Lisbon", "her old number"): the value just before the one the question
@@ -45,11 +46,30 @@ const isAsked = (asked: AskedFacts, fact: Fact) =>
   asked.attributes.some((a) => answersAsked(fact.attribute, a)) &&
   (asked.subject === undefined || fact.subject === "self" || fact.subject === asked.subject)
 
+/** The value as the content writes it ("iFood" for `ifood`), or the value itself when it is not found written. */
+const writtenIn = (content: string, value: string): string => {
+  const lower = content.toLowerCase()
+  const at = lower.length === content.length ? lower.indexOf(value) : -1
+  return at < 0 ? value : content.slice(at, at + value.length)
+}
+
+/**
+ * The facts a context states: the rules', read again from its content (with each value as
+ * written), and those its capture stored beyond them (the slot sense's, which only embeddings read).
+ */
+const factsIn = (context: AnswerContext): ReadonlyArray<Fact> => {
+  const read = statedFacts(context.content)
+  const stored = (context.facts ?? []).filter(
+    (s) => !read.some((r) => r.subject === s.subject && r.attribute === s.attribute && r.value === s.value)
+  )
+  return [...read, ...stored.map((s) => ({ ...s, written: writtenIn(context.content, s.value) }))]
+}
+
 /** The facts the contexts state that answer the question, oldest first. */
 const heldFacts = (asked: AskedFacts, contexts: ReadonlyArray<AnswerContext>): ReadonlyArray<Held> =>
   contexts
     .flatMap((context) =>
-      statedFacts(context.content)
+      factsIn(context)
         .filter((fact) => isAsked(asked, fact))
         .map((fact) => ({ context, fact, time: Date.parse(context.timestamp) }))
     )

@@ -33,6 +33,27 @@ describe("answers from stated facts", () => {
     expect(a.citations.map((c) => c.umo_id)).toEqual(["m2"])
   })
 
+  it("answers from the facts a capture stored beyond the rules' (the slot sense's), as the content writes them", () => {
+    const [older, newer] = contexts([
+      ["3 years at Nubank this month, fraud team still the best team", 1],
+      ["First payday at iFood 🥳 and the free lunch is actually good", 40]
+    ])
+    const employer = { subject: "self", attribute: "employer", value: "ifood", mode: "set" } as const
+    const question = "Who does Rafael work for now?"
+    // No rule reads the newer memory: without what its capture stored, the older one answers.
+    expect(ExtractiveAnswerModel.answer({ question, contexts: [older!, newer!] }).answer).toBe("Nubank [1]")
+    const stored = { ...newer!, facts: [employer] }
+    expect(ExtractiveAnswerModel.answer({ question, contexts: [older!, stored] }).answer).toBe("iFood [2]")
+    // A stored fact about someone else, or of another kind, answers nothing here.
+    for (const other of [
+      { ...employer, subject: "sister" },
+      { ...employer, attribute: "school" }
+    ])
+      expect(
+        ExtractiveAnswerModel.answer({ question, contexts: [older!, { ...newer!, facts: [other] }] }).answer
+      ).toBe("Nubank [1]")
+  })
+
   it("gives the value before the one named for a question about the past", () => {
     expect(ask("Where did Maria live before Lisbon?", moved).answer).toBe("Madrid [3]")
     expect(
