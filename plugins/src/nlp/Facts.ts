@@ -65,7 +65,7 @@ const spelledOut = (text: string) => contractions.reduce((t, [pattern, to]) => t
 export const clauses = (text: string): ReadonlyArray<string> =>
   spelledOut(text)
     .split(
-      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+|(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F])\s+(?=\p{L})/iu
+      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+|(?<=\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F)\s+(?=\p{L})/iu
     )
     .map((c) => c.trim())
     .filter((c) => c.length > 0)
