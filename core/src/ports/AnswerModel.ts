@@ -38,7 +38,6 @@ export type QuestionType = typeof QuestionType.Type
 export const AnswerMethod = Schema.Literals(["extractive", "generative", "no_context"])
 export type AnswerMethod = typeof AnswerMethod.Type
 
-/** One retrieved memory offered to the model as context, numbered from 1 for `[n]` markers. */
 /** A fact a memory states, as its capture stored it: whose (`self`, a relation, a name), what, the value compared. */
 export interface ContextFact {
   readonly subject: string
@@ -47,6 +46,7 @@ export interface ContextFact {
   readonly mode: FactMode
 }
 
+/** One retrieved memory offered to the model as context, numbered from 1 for `[n]` markers. */
 export interface AnswerContext {
   readonly index: number
   readonly umo_id: string
