@@ -5,20 +5,13 @@
 import { findEnrichment } from "./Enrich.js"
 import { findEntities } from "./Entities.js"
 import { findTriples } from "./SvoTriples.js"
+import type { TaskMessage, TaskName } from "./Workers.js"
 
 export const tasks = {
   entities: findEntities,
   triples: findTriples,
   enrichment: findEnrichment
-}
-
-export type Tasks = typeof tasks
-export type TaskName = keyof Tasks
-
-export interface TaskMessage<K extends TaskName = TaskName> {
-  readonly task: K
-  readonly args: Parameters<Tasks[K]>
-}
+} satisfies Record<TaskName, (...args: never) => unknown>
 
 export default ({ task, args }: TaskMessage) =>
   (tasks[task] as (...a: ReadonlyArray<unknown>) => unknown)(...args)

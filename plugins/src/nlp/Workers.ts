@@ -3,7 +3,19 @@ import { PluginFailure } from "@umo/core"
 import { Effect } from "effect"
 import type { Piscina } from "piscina"
 import { workerPool } from "../support/WorkerPool.js"
-import type { TaskMessage, TaskName, Tasks } from "./NlpWorker.js"
+
+/**
+ * The tasks an NLP worker runs, by name; NlpWorker.ts maps each to its finder. Named here, not
+ * taken from NlpWorker.ts, so that the finders (which call `runNlp`) and the worker (which calls
+ * the finders) do not import each other through this file.
+ */
+export type TaskName = "entities" | "triples" | "enrichment"
+
+/** What a worker is sent: a task and its arguments (plain data: a worker's arguments are copied). */
+export interface TaskMessage {
+  readonly task: TaskName
+  readonly args: ReadonlyArray<unknown>
+}
 
 /**
  * Texts this long or longer are read in a worker thread; shorter ones on the calling thread,
@@ -30,19 +42,15 @@ const workers = () => {
  * first argument: in a worker when the text is long, on this thread otherwise. Either way the
  * result is the same function's; a worker that fails is a plugin failure.
  */
-export const runNlp = <K extends TaskName>(
-  task: K,
-  here: Tasks[K],
-  ...args: Parameters<Tasks[K]>
-): Effect.Effect<ReturnType<Tasks[K]>, PluginFailure> => {
-  if ((args[0] as string).length < offloadChars) {
-    return Effect.sync(() =>
-      (here as unknown as (...a: Parameters<Tasks[K]>) => ReturnType<Tasks[K]>)(...args)
-    )
-  }
-  const message: TaskMessage<K> = { task, args }
+export const runNlp = <A extends ReadonlyArray<unknown>, R>(
+  task: TaskName,
+  here: (...args: A) => R,
+  ...args: A
+): Effect.Effect<R, PluginFailure> => {
+  if ((args[0] as string).length < offloadChars) return Effect.sync(() => here(...args))
+  const message: TaskMessage = { task, args }
   return Effect.tryPromise({
-    try: (signal) => workers().run(message, { signal }) as Promise<ReturnType<Tasks[K]>>,
+    try: (signal) => workers().run(message, { signal }) as Promise<R>,
     catch: (cause) =>
       new PluginFailure({ reason: "Failed", message: `NLP worker failed on ${task}: ${String(cause)}` })
   })
