@@ -59,13 +59,12 @@ const spelledOut = (text: string) => contractions.reduce((t, [pattern, to]) => t
 
 /**
  * Clauses: sentences, split again where a new clause starts (not at "and": "Ana and I got married";
- * not before "we named him": the name belongs to what came before it), and after an emoji that a
- * word follows: posts end sentences with one ("Minh Khoa arrived last night ❤️ three kids now").
+ * not before "we named him": the name belongs to what came before it).
  */
 export const clauses = (text: string): ReadonlyArray<string> =>
   spelledOut(text)
     .split(
-      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+|(?<=\p{Extended_Pictographic}|\p{Emoji_Modifier}|\uFE0F)\s+(?=\p{L})/iu
+      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+/i
     )
     .map((c) => c.trim())
     .filter((c) => c.length > 0)
