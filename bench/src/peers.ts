@@ -232,7 +232,9 @@ const output: PeersResults = {
     questions: recall.questions.length
   },
   sizes: withScale ? sizes : [],
-  ...(savedRecall ? { recall_from: { file: recallFrom!, date: savedRecall.machine.date } } : {}),
+  ...(savedRecall
+    ? { recall_from: { file: recallFrom!, date: savedRecall.machine.date, cpu: savedRecall.machine.cpu } }
+    : {}),
   systems,
   fairness
 }

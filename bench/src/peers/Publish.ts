@@ -34,7 +34,11 @@ export const headToHead = (results: PeersResults) => {
   return `UMO beside Mem0 open source and Engram, measured together by \`npm run bench:peers\`: the same
 ${results.data.memories} LoCoMo memories (one per dialogue turn, the same text), the same ${results.data.questions} questions as
 queries (limit 50), the same embedder (all-mpnet-base-v2, fp32, from the same PyPI packages), UMO and
-Mem0 on the same PostgreSQL, no language model anywhere; ${m.cores} cores (${m.cpu}), ${m.date}.
+Mem0 on the same PostgreSQL, no language model anywhere; ${m.cores} cores (${m.cpu}), ${m.date}${
+    results.recall_from?.cpu !== undefined && results.recall_from.cpu !== m.cpu
+      ? ` (the LoCoMo table: ${results.recall_from.cpu}, ${results.recall_from.date}, kept while the scale table was run again)`
+      : ""
+  }.
 Recall is turn level (is the evidence turn among the top k); session hit@10 (any of the top 10 from an
 evidence session) is the kind of figure memory layers publish. Mem0 ran with \`infer=False\` (its LLM
 extraction needs a language model) and Engram without its reranker (its weights are only on the

@@ -39,7 +39,8 @@ export interface PeersResults {
   }
   readonly sizes: ReadonlyArray<number>
   /** Set when the LoCoMo part was kept from an earlier full run (`--recall-from`). */
-  readonly recall_from?: { readonly file: string; readonly date: string }
+  /** The run whose LoCoMo part was kept, its date and machine (`cpu`: absent in results written before it was recorded). */
+  readonly recall_from?: { readonly file: string; readonly date: string; readonly cpu?: string }
   readonly systems: ReadonlyArray<SystemResult>
   readonly fairness: Fairness
 }
@@ -238,7 +239,7 @@ Written by \`npm run bench:peers\` (bench/src/peers.ts); do not edit by hand. Ma
 [\`results/peers.json\`](results/peers.json), charts [\`results/peers.svg\`](results/peers.svg) and
 [\`results/peers-scale.svg\`](results/peers-scale.svg).
 
-${results.recall_from ? "One machine" : "One run, one machine"}, no language model anywhere. The three systems get the same memories (each
+${results.recall_from ? (results.recall_from.cpu === undefined || results.recall_from.cpu === m.cpu ? "One machine" : "Each part on one machine") : "One run, one machine"}, no language model anywhere. The three systems get the same memories (each
 LoCoMo turn as one memory, the same text: \`"<speaker>: <text>"\`, plus \` [shares <caption>]\`), in
 the same order, in batches of 100, and the same questions as queries, one at a time; this process
 times every call. They use the same embedder: sentence-transformers/all-mpnet-base-v2 at fp32, from
@@ -295,7 +296,7 @@ ${tables.recall}
 ${
   results.recall_from
     ? `
-These LoCoMo figures come from the full run of ${results.recall_from.date} on this machine, kept (\`--recall-from\`) while the scale part below was run again.
+These LoCoMo figures come from the full run of ${results.recall_from.date}${results.recall_from.cpu === undefined || results.recall_from.cpu === m.cpu ? " on this machine" : ` on another machine (${results.recall_from.cpu}): compare them with each other, not with the scale part below`}, kept (\`--recall-from\`) while the scale part below was run again.
 `
     : ""
 }
