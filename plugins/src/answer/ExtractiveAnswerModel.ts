@@ -55,12 +55,6 @@ const nameIn = (type: QuestionType, text: string, asked: string): string | undef
 }
 
 /**
- * A sentence's answer to a question: `text` is what is said, `sureness` how sure its kind is, and
- * `quoted` whether the sentence itself is said with it — a yes or no ("No — Diego and I broke up"),
- * or a run of words the sentence adds to the question, which is a guess at where the answer
- * starts and ends ("put" for "We had to put Bran to sleep this morning").
- */
-/**
  * The confidence under which a run of words is a guess, and the whole sentence is said instead
  * ("put" was the answer to "What happened to Bran?" from "We had to put Bran to sleep this
  * morning"). With it, and yes or no said with its sentence: LoCoMo (bench:recall, mpnet, every 4th
@@ -70,6 +64,12 @@ const nameIn = (type: QuestionType, text: string, asked: string): string | undef
  */
 const guessBelow = 0.3
 
+/**
+ * A sentence's answer to a question: `text` is what is said, `sureness` how sure its kind is, and
+ * `quoted` where the sentence itself goes: `after` a yes or no ("No — Diego and I broke up"), or
+ * `instead` of a run of words the sentence adds to the question when that run is a guess at where
+ * the answer starts and ends (see `guessBelow`).
+ */
 interface ShortAnswer {
   readonly text: string
   readonly sureness: number
