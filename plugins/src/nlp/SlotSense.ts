@@ -162,9 +162,8 @@ const valueFinders: Readonly<Record<string, (clause: string) => Value | undefine
     return value === undefined ? undefined : { written: phone, value }
   },
   address: (clause) => {
-    const address = addressPattern.exec(clause)?.groups?.["v"]?.trim()
-    const value = address === undefined ? undefined : addressValue(address)
-    return value === undefined ? undefined : { written: address!, value: normalizeValue(value) }
+    const address = addressPattern.exec(clause)?.groups?.["v"]
+    return address === undefined ? undefined : valueWritten(addressValue(address))
   }
 }
 
