@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { writeMarkedSection } from "../support/Readme.js"
 import {
   categoryTable,
+  keptFromAnotherMachine,
   type PeersResults,
   pageText,
   recallChart,
@@ -25,6 +26,7 @@ const sizesText = (sizes: ReadonlyArray<number>) => sizes.map((s) => s.toLocaleS
 /** The README's lead for its benchmark section: the like-for-like table and both charts. */
 export const headToHead = (results: PeersResults) => {
   const m = results.machine
+  const keptElsewhere = keptFromAnotherMachine(results)
   // Each system lists its own package first (Systems.ts, the drivers' `init`).
   const versions = results.systems
     .map((s) => Object.entries(s.versions)[0])
@@ -35,9 +37,9 @@ export const headToHead = (results: PeersResults) => {
 ${results.data.memories} LoCoMo memories (one per dialogue turn, the same text), the same ${results.data.questions} questions as
 queries (limit 50), the same embedder (all-mpnet-base-v2, fp32, from the same PyPI packages), UMO and
 Mem0 on the same PostgreSQL, no language model anywhere; ${m.cores} cores (${m.cpu}), ${m.date}${
-    results.recall_from?.cpu !== undefined && results.recall_from.cpu !== m.cpu
-      ? ` (the LoCoMo table: ${results.recall_from.cpu}, ${results.recall_from.date}, kept while the scale table was run again)`
-      : ""
+    keptElsewhere === undefined
+      ? ""
+      : ` (the LoCoMo table: ${keptElsewhere}, ${results.recall_from?.date}, kept while the scale table was run again)`
   }.
 Recall is turn level (is the evidence turn among the top k); session hit@10 (any of the top 10 from an
 evidence session) is the kind of figure memory layers publish. Mem0 ran with \`infer=False\` (its LLM

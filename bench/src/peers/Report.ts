@@ -38,11 +38,19 @@ export interface PeersResults {
     readonly questions: number
   }
   readonly sizes: ReadonlyArray<number>
-  /** Set when the LoCoMo part was kept from an earlier full run (`--recall-from`). */
-  /** The run whose LoCoMo part was kept, its date and machine (`cpu`: absent in results written before it was recorded). */
+  /**
+   * Set when the LoCoMo part was kept from an earlier full run (`--recall-from`): that run's file,
+   * date and machine (`cpu`: absent in results written before it was recorded).
+   */
   readonly recall_from?: { readonly file: string; readonly date: string; readonly cpu?: string }
   readonly systems: ReadonlyArray<SystemResult>
   readonly fairness: Fairness
+}
+
+/** The machine (cpu) of a LoCoMo part kept from a run on another machine; undefined when it is this one's or unknown. */
+export const keptFromAnotherMachine = (results: PeersResults): string | undefined => {
+  const cpu = results.recall_from?.cpu
+  return cpu !== undefined && cpu !== results.machine.cpu ? cpu : undefined
 }
 
 const f1 = (x: number) => x.toFixed(1)
@@ -227,6 +235,7 @@ export const pageText = (
   tables: { recall: string; categories: string; scale: string }
 ) => {
   const m = results.machine
+  const keptElsewhere = keptFromAnotherMachine(results)
   const bySystem = (id: string) => results.systems.find((s) => s.id === id)
   const versions = (id: string) =>
     Object.entries(bySystem(id)?.versions ?? {})
@@ -239,7 +248,7 @@ Written by \`npm run bench:peers\` (bench/src/peers.ts); do not edit by hand. Ma
 [\`results/peers.json\`](results/peers.json), charts [\`results/peers.svg\`](results/peers.svg) and
 [\`results/peers-scale.svg\`](results/peers-scale.svg).
 
-${results.recall_from ? (results.recall_from.cpu === undefined || results.recall_from.cpu === m.cpu ? "One machine" : "Each part on one machine") : "One run, one machine"}, no language model anywhere. The three systems get the same memories (each
+${results.recall_from ? (keptElsewhere === undefined ? "One machine" : "Each part on one machine") : "One run, one machine"}, no language model anywhere. The three systems get the same memories (each
 LoCoMo turn as one memory, the same text: \`"<speaker>: <text>"\`, plus \` [shares <caption>]\`), in
 the same order, in batches of 100, and the same questions as queries, one at a time; this process
 times every call. They use the same embedder: sentence-transformers/all-mpnet-base-v2 at fp32, from
@@ -296,7 +305,7 @@ ${tables.recall}
 ${
   results.recall_from
     ? `
-These LoCoMo figures come from the full run of ${results.recall_from.date}${results.recall_from.cpu === undefined || results.recall_from.cpu === m.cpu ? " on this machine" : ` on another machine (${results.recall_from.cpu}): compare them with each other, not with the scale part below`}, kept (\`--recall-from\`) while the scale part below was run again.
+These LoCoMo figures come from the full run of ${results.recall_from.date}${keptElsewhere === undefined ? " on this machine" : ` on another machine (${keptElsewhere}): compare them with each other, not with the scale part below`}, kept (\`--recall-from\`) while the scale part below was run again.
 `
     : ""
 }
