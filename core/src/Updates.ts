@@ -17,7 +17,8 @@
  * - `add`: one more value beside others (a pet, a hobby); it replaces nothing.
  * - `end`: the value stopped being true ("Rex passed away", "I left Acme"); `*` ends any value.
  * - `keep`: the memory says more than its facts (a sentence that states none): nothing replaces
- *   it, so the memory is never superseded by facts (search still ranks it below a newer value).
+ *   it, so the memory is not superseded by facts (search still ranks it below a newer value) —
+ *   unless it names nothing more and a newer memory ends its value by name (see `outdates`).
  */
 export type FactMode = "set" | "add" | "end" | "keep"
 
@@ -38,6 +39,13 @@ export interface FactHolder {
 
 /** Any value of a slot, for `end`. */
 export const anyValue = "*"
+
+/**
+ * A `keep` fact's value when what its memory says besides its facts names nothing they do not hold
+ * ("…still my favourite person", "…and I'm pregnant"); a `keep` whose memory names more ("…with my
+ * two cats, Mate and Dulce") has the value "".
+ */
+export const moreSaid = "said"
 
 /** The slots a new memory's facts make it look for holders of (not its `keep` marker). */
 export const slotsToMatch = (facts: ReadonlyArray<StatedFact>): ReadonlyArray<string> => [
@@ -65,14 +73,35 @@ const restates = (newer: StatedFact, older: StatedFact): boolean =>
   (older.mode === "set" || older.mode === "add") &&
   newer.value === older.value
 
+/** The newer fact ends the very value the older one states, naming it ("Diego and I broke up" after "together with Diego"). */
+const endsNamed = (newer: StatedFact, older: StatedFact): boolean =>
+  newer.mode === "end" &&
+  newer.value !== anyValue &&
+  (older.mode === "set" || older.mode === "add") &&
+  newer.slot === older.slot &&
+  newer.value === older.value
+
 /**
  * Whether the newer facts make the older memory out of date: they replace at least one of its
- * facts and replace or state again every other (so nothing it says is still its own to tell).
+ * facts and replace or state again every other (so nothing it says is still its own to tell). What
+ * the older says beyond its facts (`keep`) keeps it current, unless it names nothing more
+ * (`moreSaid`) and the newer memory ends, by name, the value it was written about: "Diego and I
+ * have been together 4 years today, still my favourite person" is out of date once "Diego and I
+ * broke up"; "I live in Buenos Aires with my two cats, Mate and Dulce" is not, once "Moved from
+ * Buenos Aires to Montevideo" — the cats are still there.
  */
-export const outdates = (newer: ReadonlyArray<StatedFact>, older: ReadonlyArray<StatedFact>): boolean =>
-  older.length > 0 &&
-  older.every((o) => newer.some((n) => replaces(n, o) || restates(n, o))) &&
-  older.some((o) => newer.some((n) => replaces(n, o)))
+export const outdates = (newer: ReadonlyArray<StatedFact>, older: ReadonlyArray<StatedFact>): boolean => {
+  const endedByName = older.some((o) => newer.some((n) => endsNamed(n, o)))
+  return (
+    older.length > 0 &&
+    older.every(
+      (o) =>
+        newer.some((n) => replaces(n, o) || restates(n, o)) ||
+        (o.mode === "keep" && o.value === moreSaid && endedByName)
+    ) &&
+    older.some((o) => newer.some((n) => replaces(n, o)))
+  )
+}
 
 /** Orders memories by content time, then id (ids are time-ordered: capture order breaks ties). */
 export const isNewer = (a: FactHolder, b: FactHolder): boolean =>

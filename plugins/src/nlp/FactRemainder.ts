@@ -41,10 +41,16 @@ const relationWords = new Set<string>(relations)
 
 const words = (text: string) => text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []
 
-/** Whether `rest` — the clause with its facts blanked out — says something more than them. */
-export const statesMore = (rest: string, clause: string, facts: ReadonlyArray<Written>): boolean => {
+/**
+ * What more than its facts a clause says: a name they do not hold (`named`), a statement of its own
+ * (`said`), or nothing (undefined).
+ */
+export type More = "named" | "said"
+
+/** What `rest` — the clause with its facts blanked out — says more than them, if anything. */
+export const statesMore = (rest: string, clause: string, facts: ReadonlyArray<Written>): More | undefined => {
   const restWords = words(rest)
-  if (restWords.length === 0) return false
+  if (restWords.length === 0) return undefined
   const first = words(clause)[0]
   const written = facts.map((f) => f.written.toLowerCase())
   // A name right after "in", "near", "at" says where the fact's place or employer is ("in
@@ -58,11 +64,14 @@ export const statesMore = (rest: string, clause: string, facts: ReadonlyArray<Wr
     (w, i) =>
       !(i === 0 && w === first && rest.trimStart().startsWith(w)) &&
       isNameWord(w) &&
+      // A letter ("45°C") or a word in capitals ("he is A LOT": shouting) names nothing.
+      w.length > 1 &&
+      !/^\p{Lu}+$/u.test(w) &&
       !located.has(w) &&
       !written.some((value) => value.includes(w.toLowerCase()))
   )
-  if (named) return true
-  return rest.split(/\s*(?:[,;:]|\band\b|\bbut\b|\bso\b)\s*/i).some(statesOwn)
+  if (named) return "named"
+  return rest.split(/\s*(?:[,;:]|\band\b|\bbut\b|\bso\b)\s*/i).some(statesOwn) ? "said" : undefined
 }
 
 /** Whether one piece of what is left is a statement of its own (see the module's rules). */

@@ -54,7 +54,7 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ whole: true, attribute: "residence", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:living|based) in\s+${PROPER_LAZY}(?=\s+(?:has|is|means|since|for)\b|\s*[,.!]|$)` }),
   rule({ whole: true, attribute: "residence", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}still (?:living |based )?in\s+${PROPER_LAZY}(?=\s+(?:after|these days|for now|all these years)\b)` }),
   rule({ attribute: "residence", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:no longer|don't|do not|doesn't|does not) live (?:in|at)\s+${PROPER}` }),
-  rule({ attribute: "residence", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:moved|moving) (?:away |out )?(?:from|out of)\s+${PROPER}` }),
+  rule({ attribute: "residence", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:moved|moving|relocated|relocating) (?:away |out )?(?:from|out of)\s+${PROPER}` }),
 
   // A street address.
   rule({ attribute: "address", mode: "set", value: "address", pattern: String.raw`(?:my|our) (?:new |home |mailing |postal |updated )*address (?:is|changed to|has changed to|is now|:)\s+(?:now )?${ADDRESS}` }),

@@ -20,10 +20,10 @@
  *   ranked below a newer value of its facts; commentary on a fact is not more (`FactRemainder`).
  * @module
  */
-import type { FactMode } from "@umo/core"
+import { type FactMode, moreSaid } from "@umo/core"
 import { future, hypothetical, relations } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
-import { statesMore } from "./FactRemainder.js"
+import { type More, statesMore } from "./FactRemainder.js"
 import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
 import { addressValue, normalizeValue, phoneValue, phraseValue, properValue } from "./FactValues.js"
 
@@ -222,7 +222,15 @@ const clauseFacts = (clause: string): { readonly facts: ReadonlyArray<Fact>; rea
     const end = captured !== undefined && raw !== "*" ? Math.min(to, captured[0] + raw.length) : to
     covered.fill(true, from, end)
   }
-  return { facts, rest: [...clause].map((c, i) => (covered[i] ? " " : c)).join("") }
+  // "My cat Mimi died": the clause names the value it ends, it does not add one.
+  const ends = (f: Fact) =>
+    facts.some(
+      (e) => e.mode === "end" && e.subject === f.subject && e.attribute === f.attribute && e.value === f.value
+    )
+  return {
+    facts: facts.filter((f) => f.mode !== "add" || !ends(f)),
+    rest: [...clause].map((c, i) => (covered[i] ? " " : c)).join("")
+  }
 }
 
 /**
@@ -280,7 +288,7 @@ export const statedFacts = (text: string): ReadonlyArray<Fact> => {
   if (text.length > maxFactText) return []
   const { self, body } = speakerOf(text)
   const seen = new Map<string, Fact>()
-  let more = false
+  let more: More | undefined
   for (const clause of clauses(body)) {
     const whole = clauseFacts(clause)
     const parts = continuations(clause).map(({ text, segment }) => ({ ...clauseFacts(text), segment }))
@@ -289,7 +297,8 @@ export const statedFacts = (text: string): ReadonlyArray<Fact> => {
     const rest = parts
       .filter((part) => part.facts.length > 0)
       .reduce((r, part) => r.replace(part.segment, " ".repeat(part.segment.length)), whole.rest)
-    if (statesMore(rest, clause, found)) more = true
+    const saysMore = statesMore(rest, clause, found)
+    if (saysMore === "named" || more === undefined) more = saysMore
     for (const fact of found) {
       const named = fact.subject === "self" ? { ...fact, subject: self } : fact
       const key = JSON.stringify([named.subject, named.attribute, named.value, named.mode])
@@ -297,7 +306,10 @@ export const statedFacts = (text: string): ReadonlyArray<Fact> => {
     }
   }
   const facts = withPlanKinds([...seen.values()])
-  return facts.length > 0 && more
-    ? [...facts, { subject: self, attribute: "*", value: "", written: "", mode: "keep" }]
+  return facts.length > 0 && more !== undefined
+    ? [
+        ...facts,
+        { subject: self, attribute: "*", value: more === "said" ? moreSaid : "", written: "", mode: "keep" }
+      ]
     : facts
 }

@@ -74,8 +74,8 @@ export const personalFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: "pet", mode: "add", value: "name", pattern: String.raw`(?:my|our) (?:[\w-]+ ){0,2}?(?<kind>${KIND}),? ${PROPER}` }),
   rule({ attribute: "pet", mode: "add", value: "name", pattern: String.raw`\b(?<kind>${KIND})\b[^.!?;]{0,40}?\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?${PROPER}` }),
   rule({ attribute: "pet", mode: "add", value: "name", pattern: String.raw`(?:meet|say hi to|say hello to|introducing|welcome home)\s+${PROPER},? (?:our|my|the) (?:new )?(?:\w+ )?(?<kind>${KIND})` }),
-  rule({ attribute: "pet", mode: "end", value: "name", pattern: String.raw`(?:^|my |our |\b(?:${KIND}) )${PROPER} (?:has |had |)(?:passed away|passed|died|crossed the rainbow bridge|is no longer with us|was put down|had to be put down|ran away|went missing)` }),
-  rule({ attribute: "pet", mode: "end", value: "name", pattern: String.raw`(?:put|putting|rehome|rehomed|rehoming|gave away|lost|said goodbye to|say goodbye to|saying goodbye to|buried|miss|missing) (?:our |my )?(?:(?:${KIND}) )?${PROPER}` }),
+  rule({ attribute: "pet", mode: "end", value: "name", pattern: String.raw`(?:^(?!(?:my|our|the|his|her|their) )|(?:my |our )(?:[\p{L}-]+ ){0,2}?(?:${KIND}) |my |our |\b(?:${KIND}) )${PROPER} (?:has |had |)(?:passed away|passed(?=\s*(?:$|[.!,;:—–-]|on\b|peacefully|yesterday|today|this|last))|died|crossed the rainbow bridge|is no longer with us|was put down|had to be put down|ran away|went missing)` }),
+  rule({ attribute: "pet", mode: "end", value: "name", pattern: String.raw`(?<!\b(?:don't|don’t|dont|do not|won't|won’t|never|not) )(?:put|putting|rehome|rehomed|rehoming|gave away|lost|said goodbye to|say goodbye to|saying goodbye to|buried|miss|missing) (?:our |my )?(?:(?:${KIND}) )?${PROPER}` }),
 
   // Favourites, diets, likes.
   rule({ attribute: (g) => favourite(g["what"]), mode: "set", value: "phrase", pattern: String.raw`(?:my|our) (?:new |current |all-time |absolute )*fav(?:ou?rite)? (?<what>[\w -]{2,30}?) (?:is|are|has to be|has become|is now|these days is|right now is|:)\s+${PHRASE}` }),

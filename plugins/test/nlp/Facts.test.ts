@@ -199,6 +199,33 @@ describe("updates decided from stated facts", () => {
     expect(supersedes("Our honeymoon is in Bali in August.", "The honeymoon is off.")).toBe(true)
     expect(supersedes("Our trip to Japan is in May.", "The Peru trip is off.")).toBe(false)
   })
+
+  it("lets a value ended by name outdate what was said about it, never what names more", () => {
+    // What the older says besides its fact is about the value the newer one ends.
+    expect(
+      supersedes(
+        "Tom and I have been together 3 years today, still my favourite human",
+        "Tom and I split up."
+      )
+    ).toBe(true)
+    expect(
+      supersedes("Living in Dubai for work and I'm sick of the heat", "Relocated from Dubai to Oslo")
+    ).toBe(true)
+    // It names more (the cats are still there), or the newer one ends no value by name.
+    expect(
+      supersedes("I live in Oslo with my two cats, Pixel and Nova", "Moved from Oslo to Bergen last month!")
+    ).toBe(false)
+    expect(supersedes("Living in Dubai for work and I'm sick of the heat", "We moved to Oslo.")).toBe(false)
+  })
+
+  it("reads no end of a value in a milestone or in not missing something", () => {
+    expect(facts("My 2012 Golf just passed 200k km, what a car")).not.toContainEqual(
+      expect.stringMatching(/\|end$/)
+    )
+    expect(facts("Don't miss the Golf's rattling heater one bit")).toEqual([])
+    expect(facts("Our cat Mimi passed this morning.")).toEqual(["self|pet|mimi|end"])
+    expect(facts("My old dog Rufus died today.")).toEqual(["self|pet|rufus|end"])
+  })
 })
 
 describe("askedFacts", () => {
