@@ -14,7 +14,7 @@ import { leadingSubject } from "./Facts.js"
 const opening = (text: string) => text.trim().split(/(?<=[.!?])\s+|\n+|\s+[—–]\s+/)[0] ?? ""
 
 const visit =
-  /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
+  /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|(?:flying|fly|flights?|heading|jetting) (?:out |off |back )?(?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
 const home = /\b(?:moved|move|relocat\w*|live|lives|living|home|flat|apartment|house|lease|keys|settled)\b/i
 
 /** Whether the memory is a question, a wish or condition, someone else's news, or a visit. */

@@ -14,7 +14,9 @@ describe("isAside", () => {
       "Brother-in-law bought a Tesla and won't shut up about it",
       "She got the job at Spotify!",
       "We spent a long weekend in Seville in May",
-      "Visiting my parents in Izmir for the holidays"
+      "Visiting my parents in Izmir for the holidays",
+      "Flying to Lima on Friday for my uncle's birthday",
+      "Heading back to Porto for a conference"
     ])
       expect(isAside(text), text).toBe(true)
   })
@@ -28,7 +30,8 @@ describe("isAside", () => {
       "Meet Nessa, our new rescue lurcher!",
       "Poi passed away this morning.",
       "It's been a year in Lisbon and I'm not going back",
-      "Moved back home for a weekend visit that turned into forever"
+      "Moved back home for a weekend visit that turned into forever",
+      "Flying home to Lima for good, the lease there starts Monday"
     ])
       expect(isAside(text), text).toBe(false)
   })
