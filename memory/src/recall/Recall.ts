@@ -15,6 +15,7 @@ import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
+import { RecordCache } from "./RecordCache.js"
 import {
   asksAboutNow,
   currencyDepth,
@@ -69,6 +70,7 @@ export const make = Effect.gen(function* () {
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
   // A question asked again (a retry, the next page, ask after search) skips the model. Failures
   // are not kept: the next call tries the model again.
+  const records = new RecordCache()
   const queryVectors = yield* Cache.makeWith(
     (query: string) => Effect.map(embedder.embed([query]), ([vector]) => vector!),
     {
@@ -130,6 +132,7 @@ export const make = Effect.gen(function* () {
         ],
         { concurrency: "unbounded" }
       ).pipe(timed("rescore"))
+      const factsById = new Map(facts.map((m) => [m.umo_id, m]))
       for (const c of moreVector) similarity.set(c.umo_id, c.score)
       for (const c of moreText) bm25.set(c.umo_id, c.score)
 
@@ -162,18 +165,17 @@ export const make = Effect.gen(function* () {
       // A question about how things stand reads more candidates, to find what is current among them.
       const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
-      // Whole records only for what is returned (or reranked); one deleted meanwhile is left out,
-      // and so is one that left the selection meanwhile (superseded, say): the index chose from
-      // the selection, and this holds it to it whatever index answered.
+      // Whole records only for what is returned (or reranked), those read lately kept (see
+      // `RecordCache`); one deleted meanwhile is left out, and so is one that left the selection
+      // meanwhile (superseded, say): the index chose from the selection, and this holds it to it
+      // whatever index answered.
+      const readIds = read.map(([id]) => id)
+      const kept = records.current(accountId, readIds, factsById)
+      const missing = readIds.filter((id) => !kept.has(id))
+      const fetched = missing.length === 0 ? [] : yield* timed("read")(store.getMany(accountId, missing))
+      records.keep(accountId, fetched)
       const byId = new Map(
-        (yield* timed("read")(
-          store.getMany(
-            accountId,
-            read.map(([id]) => id)
-          )
-        ))
-          .filter((m) => inSelection(m, selection))
-          .map((m) => [m.umo_id, m])
+        [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])
       )
       // The reranker reads each memory alone: what is current goes first again after it.
       const ordered = (

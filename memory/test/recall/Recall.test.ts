@@ -77,3 +77,51 @@ describe("Recall with a reranker", () => {
     )
   })
 })
+
+describe("Recall with records kept between searches", () => {
+  it.layer(Storage, { timeout: "120 seconds" })((it) => {
+    it.effect("never answers with a record that changed or left since it was kept", () =>
+      Effect.gen(function* () {
+        const recall = yield* Recall.make
+        const memory = yield* Memory
+        const account = yield* Effect.orDie(
+          (yield* AccountStore).ensureAccount(`recall-kept-${crypto.randomUUID()}`)
+        )
+        const as = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Effect.orDie(Effect.provideService(effect, MemoryAccount, account))
+        const capture = (content: string, timestamp: string, supersedes: Array<string> = []) =>
+          Effect.map(as(memory.capture({ content, timestamp, supersedes })), (r) => r.umo_id)
+        const found = (includeSuperseded = false) =>
+          Effect.map(
+            recall.search(account.account_id, "where do I live", { limit: 10, includeSuperseded }),
+            ({ hits }) => new Map(hits.map((h) => [h.memory.umo_id, h.memory]))
+          )
+        const stored = (id: string) => as(memory.get(id))
+        const madrid = yield* capture("I live in Madrid.", "2025-03-01T00:00:00Z")
+        const garden = yield* capture("I live for my garden, the basil needs sun.", "2025-03-02T00:00:00Z")
+        // Searched twice: the second answers from the kept records.
+        yield* found(true)
+        expect([...(yield* found(true)).keys()].sort()).toEqual([garden, madrid].sort())
+
+        // A memory captured since with an older time is replaced by a kept one: its record says so.
+        const lisbon = yield* capture("I live in Lisbon.", "2025-01-01T00:00:00Z")
+        expect((yield* stored(madrid)).supersedes).toEqual([lisbon])
+        const withLisbon = yield* found(true)
+        expect(withLisbon.get(madrid)?.supersedes).toEqual([lisbon])
+        expect(withLisbon.get(lisbon)?.superseded_by).toBe(madrid)
+
+        // Superseded since it was kept: it leaves default searches, and is read again when asked for.
+        const porto = yield* capture("I live in Porto now.", "2025-04-01T00:00:00Z", [madrid])
+        expect((yield* found()).has(madrid)).toBe(false)
+        const all = yield* found(true)
+        expect(all.get(madrid)?.superseded_by).toBe(porto)
+        expect(all.get(madrid)?.superseded_at).toBe((yield* stored(madrid)).superseded_at)
+        expect(all.get(porto)?.supersedes).toEqual([madrid])
+
+        // Deleted since it was kept: gone.
+        yield* as(memory.forget(garden))
+        expect((yield* found(true)).has(garden)).toBe(false)
+      }).pipe(Effect.provide(memoryLayer()))
+    )
+  })
+})

@@ -16,6 +16,7 @@ const living = (
   umo_id: id,
   timestamp: new Date(days * 86_400_000).toISOString(),
   superseded_by: supersededBy,
+  supersedes: [],
   entities: [],
   facts: [{ slot: slot("residence"), value, mode: "set" }]
 })
@@ -25,6 +26,7 @@ const other = (id: string, days: number): RankingFacts => ({
   umo_id: id,
   timestamp: new Date(days * 86_400_000).toISOString(),
   superseded_by: null,
+  supersedes: [],
   entities: [],
   facts: []
 })

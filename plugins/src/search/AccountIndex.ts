@@ -99,6 +99,8 @@ export class AccountIndex {
   private unsettled = false
   /** Each source's memories (slots) by content time, then id. */
   private readonly timelines = new Map<string, Array<number>>()
+  /** The live memories each memory replaced (what the store reads back as its `supersedes`). */
+  private readonly replaced = new Map<string, Set<string>>()
 
   constructor(dims: number) {
     this.vectors = new VectorSet(dims)
@@ -146,6 +148,7 @@ export class AccountIndex {
     }
     this.entries.push(entry)
     this.byId.set(row.umo_id, slot)
+    if (entry.superseded_by !== null) this.replacedBy(entry.superseded_by).add(entry.umo_id)
     this.text.add(slot, row.terms, row.length)
     for (const field of scopeFields) {
       const value = entry[field]
@@ -188,6 +191,7 @@ export class AccountIndex {
     if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
     this.entries[slot] = undefined
     this.byId.delete(umoId)
+    if (entry.superseded_by !== null) this.unreplace(entry.superseded_by, umoId)
     this.vectors.remove(entry.chunks)
     this.text.remove(slot, entry.lexemes)
     for (const field of scopeFields) {
@@ -205,7 +209,26 @@ export class AccountIndex {
   /** Marks a memory superseded (nothing when the index does not hold it). */
   supersede(umoId: string, by: string): void {
     const slot = this.byId.get(umoId)
-    if (slot !== undefined) this.entries[slot]!.superseded_by = by
+    if (slot === undefined) return
+    const entry = this.entries[slot]!
+    if (entry.superseded_by !== null) this.unreplace(entry.superseded_by, umoId)
+    entry.superseded_by = by
+    this.replacedBy(by).add(umoId)
+  }
+
+  private replacedBy(newer: string): Set<string> {
+    let older = this.replaced.get(newer)
+    if (older === undefined) {
+      older = new Set()
+      this.replaced.set(newer, older)
+    }
+    return older
+  }
+
+  private unreplace(newer: string, older: string): void {
+    const held = this.replaced.get(newer)
+    held?.delete(older)
+    if (held?.size === 0) this.replaced.delete(newer)
   }
 
   /**
@@ -332,6 +355,7 @@ export class AccountIndex {
         timestamp: entry.timestamp,
         entities: entry.entities,
         superseded_by: entry.superseded_by,
+        supersedes: [...(this.replaced.get(entry.umo_id) ?? [])].sort(),
         facts: entry.facts
       }
     })

@@ -201,15 +201,23 @@ export const makeSearch = (
           timestamp: string
           entities: string
           superseded_by: string | null
+          supersedes: string
           facts: string
         }>`
           SELECT m.umo_id::text AS umo_id, ${sql.literal(isoUtc("m.content_time"))} AS timestamp,
             m.entities::text AS entities, m.superseded_by::text AS superseded_by,
+            (SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY p.umo_id), '[]')::text FROM memories p
+              WHERE p.account_id = m.account_id AND p.superseded_by = m.umo_id) AS supersedes,
             (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
               FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts
           FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
           Effect.map((rows) =>
-            rows.map((r) => ({ ...r, entities: JSON.parse(r.entities), facts: JSON.parse(r.facts) }))
+            rows.map((r) => ({
+              ...r,
+              entities: JSON.parse(r.entities),
+              supersedes: JSON.parse(r.supersedes),
+              facts: JSON.parse(r.facts)
+            }))
           ),
           Effect.mapError(storeError("could not read memories"))
         )

@@ -354,6 +354,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
                   timestamp: m.timestamp,
                   entities: m.entities,
                   superseded_by: null,
+                  supersedes: [],
                   facts: []
                 }))
             )

@@ -1,0 +1,76 @@
+import type { RankingFacts, StoredMemory } from "@umo/core"
+
+/** Whole records kept, and the most content they may hold in all (characters). */
+const recordsKept = 5_000
+const contentKept = 16_000_000
+/** A record longer than this (a document) is read each time: it would crowd out hundreds of others. */
+const longestKept = 50_000
+
+const key = (accountId: string, umoId: string) => `${accountId}\u001f${umoId}`
+
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((id) => b.includes(id))
+
+/**
+ * The whole records search returned lately, so the next search that returns them skips the
+ * database (one round trip of a few milliseconds, the largest part of a search after its query
+ * embedding). A record changes after its capture only when it is superseded or supersedes one
+ * captured later with an older time (`superseded_by`, `superseded_at`, `supersedes`), and leaves
+ * when it is deleted: a kept record is used only when the search's own view of it — the ranking
+ * facts the index read as of this search, deletions and supersessions by other processes
+ * included — holds it still, with the same `superseded_by` and `supersedes`; otherwise it is read
+ * again. Least recently used go first.
+ */
+export class RecordCache {
+  private readonly records = new Map<string, StoredMemory>()
+  private content = 0
+
+  /** The kept records among `umoIds` that `facts` (this search's view) shows unchanged. */
+  current(
+    accountId: string,
+    umoIds: ReadonlyArray<string>,
+    facts: ReadonlyMap<string, RankingFacts>
+  ): Map<string, StoredMemory> {
+    const found = new Map<string, StoredMemory>()
+    for (const umoId of umoIds) {
+      const held = this.records.get(key(accountId, umoId))
+      if (held === undefined) continue
+      const seen = facts.get(umoId)
+      if (
+        seen === undefined ||
+        seen.superseded_by !== held.superseded_by ||
+        !sameIds(seen.supersedes, held.supersedes)
+      ) {
+        this.drop(accountId, umoId)
+        continue
+      }
+      // Used again: it goes to the back of the line.
+      this.records.delete(key(accountId, umoId))
+      this.records.set(key(accountId, umoId), held)
+      found.set(umoId, held)
+    }
+    return found
+  }
+
+  /** Keeps records just read, dropping the least recently used past the limits. */
+  keep(accountId: string, records: ReadonlyArray<StoredMemory>): void {
+    for (const record of records) {
+      if (record.content.length > longestKept) continue
+      this.drop(accountId, record.umo_id)
+      this.records.set(key(accountId, record.umo_id), record)
+      this.content += record.content.length
+    }
+    for (const [oldest, record] of this.records) {
+      if (this.records.size <= recordsKept && this.content <= contentKept) break
+      this.records.delete(oldest)
+      this.content -= record.content.length
+    }
+  }
+
+  private drop(accountId: string, umoId: string): void {
+    const held = this.records.get(key(accountId, umoId))
+    if (held === undefined) return
+    this.records.delete(key(accountId, umoId))
+    this.content -= held.content.length
+  }
+}
