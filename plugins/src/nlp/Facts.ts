@@ -21,7 +21,7 @@
  * @module
  */
 import { type FactMode, moreSaid } from "@umo/core"
-import { future, hypothetical, relations } from "./FactLexicon.js"
+import { future, hypothetical, relations, wishful } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { type More, statesMore } from "./FactRemainder.js"
 import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
@@ -192,8 +192,10 @@ const clauseFacts = (clause: string): { readonly facts: ReadonlyArray<Fact>; rea
     const match = rule.pattern.exec(clause)
     if (match === null) continue
     // A wish or a condition governs what follows it ("If I get the job I'll move to Paris"), not
-    // what came before ("My email is x@y.com if anyone wants it").
-    if (hypothetical.test(clause.slice(0, match.index + match[0].length))) continue
+    // what came before ("My email is x@y.com if anyone wants it"). A condition of its use leaves a
+    // contact detail the writer's: "if the courier needs me my number is 0161 555 0199".
+    const unreal = rule.value === "email" || rule.value === "phone" ? wishful : hypothetical
+    if (unreal.test(clause.slice(0, match.index + match[0].length))) continue
     const groups = match.groups ?? {}
     // A negated statement ("I do not live in X") is a rule of its own; others must not be negated.
     if (rule.mode !== "end" && rule.negated !== true && /\b(?:not|never|no longer)\b/i.test(match[0]))

@@ -218,6 +218,17 @@ describe("updates decided from stated facts", () => {
     expect(supersedes("Living in Dubai for work and I'm sick of the heat", "We moved to Oslo.")).toBe(false)
   })
 
+  it("reads a contact detail given on a condition of its use, never a wished one", () => {
+    expect(facts("if the courier needs me my number is 0161 555 0199")).toContain(
+      "self|phone|01615550199|set"
+    )
+    expect(facts("If you want the slides, my email is ana@example.org")).toContain(
+      "self|email|ana@example.org|set"
+    )
+    expect(facts("I wish my email was ana@example.org")).toEqual([])
+    expect(facts("If I move to Leeds I'll live at 4 Park Row")).toEqual([])
+  })
+
   it("reads no end of a value in a milestone or in not missing something", () => {
     expect(facts("My 2012 Golf just passed 200k km, what a car")).not.toContainEqual(
       expect.stringMatching(/\|end$/)
