@@ -205,6 +205,13 @@ export const carNames = words(
 
 const wishWords = String.raw`would|could|might|maybe|perhaps|possibly|probably|someday|some day|one day|dream(?:ing|s|ed)? (?:of|about)|wish(?:es|ed)?|hope|hoping|hopefully|want(?:s|ed)? to|wanna|'d love|'d like|thinking (?:of|about)|considering|should|supposed to|imagine|imagining|in another life|not sure|wondering|what if`
 
+/**
+ * A clause that asks: a question word or an auxiliary opens it and a question mark ends it. A
+ * question mark alone does not ask: "I'm pescatarian now??" and "Single again and honestly?" state.
+ */
+export const asks =
+  /^\W*(?:who|what|where|when|why|how|which|is|are|am|do|does|did|can|could|should|would|will|have|has|was|were|any|anyone|anybody|you|u)\b.*\?\W*$/i
+
 /** Words that make a clause a wish or a guess: it states no fact. */
 export const wishful = new RegExp(String.raw`\b(?:${wishWords})\b`, "i")
 

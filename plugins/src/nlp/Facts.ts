@@ -21,7 +21,7 @@
  * @module
  */
 import { type FactMode, moreSaid } from "@umo/core"
-import { future, hypothetical, relations, wishful } from "./FactLexicon.js"
+import { asks, future, hypothetical, relations, wishful } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { type More, statesMore } from "./FactRemainder.js"
 import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
@@ -182,7 +182,7 @@ export const leadingSubject = (
 
 /** The facts one clause states, and the clause with what they cover blanked out. */
 const clauseFacts = (clause: string): { readonly facts: ReadonlyArray<Fact>; readonly rest: string } => {
-  if (/\?\s*$/.test(clause)) return { facts: [], rest: "" }
+  if (asks.test(clause)) return { facts: [], rest: "" }
   const planned = future.test(clause)
   const lead = leadingSubject(clause)
   const facts: Array<Fact> = []
@@ -254,7 +254,9 @@ const continuations = (
   return parts.slice(1).flatMap((segment, i) => {
     if (/^(?:I|we)\b/i.test(segment))
       return words(parts.slice(0, i + 1).join(" and ")) >= 3 ? [{ text: segment, segment }] : []
-    return [{ text: subject === undefined ? segment : `${subject} ${segment}`, segment }]
+    // "…black pork and my wife Jiyeon…": a part opening with a noun phrase has a subject of its own.
+    const ownSubject = /^(?:my|our|the|a|an|his|her|their)\s/i.test(segment)
+    return [{ text: subject === undefined || ownSubject ? segment : `${subject} ${segment}`, segment }]
   })
 }
 

@@ -20,7 +20,7 @@
 import { cosineSimilarity } from "@umo/core"
 import { Effect } from "effect"
 import { isEnglishWord } from "./Engines.js"
-import { future, hypothetical } from "./FactLexicon.js"
+import { asks, future, hypothetical } from "./FactLexicon.js"
 import { ADDRESS, DIET, EMAIL, HOME, PHONE, REL, ROLE, STUDY } from "./FactPatterns.js"
 import { clauses, type Fact, leadingSubject, maxFactText, speakerOf, statedFacts } from "./Facts.js"
 import { addressValue, dietName, isNameWord, normalizeValue, phoneValue, properValue } from "./FactValues.js"
@@ -52,9 +52,6 @@ const ending =
 // "We're moving to Bristol in the spring": a change in the making is a plan, not yet a value.
 const planned =
   /\b(?:am|are|is|'m|'re|'s)\s+(?:\w+\s+)?(?:moving|relocating|starting|joining|leaving|switching|changing|going)\b/i
-// A question asks; "I'm pescatarian now??" does not.
-const question =
-  /^\W*(?:who|what|where|when|why|how|which|is|are|am|do|does|did|can|could|should|would|will|have|has|was|were|any|anyone)\b.*\?\W*$/i
 
 /** A value as the clause writes it, and as compared. */
 interface Value {
@@ -169,7 +166,7 @@ const valueFinders: Readonly<Record<string, (clause: string) => Value | undefine
 
 /** Whether a clause may state a fact of its writer's at all, whatever its slot. */
 const aboutTheWriter = (clause: string) =>
-  !question.test(clause) &&
+  !asks.test(clause) &&
   !hypothetical.test(clause) &&
   !future.test(clause) &&
   !planned.test(clause) &&

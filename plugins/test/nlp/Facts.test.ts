@@ -218,6 +218,19 @@ describe("updates decided from stated facts", () => {
     expect(supersedes("Living in Dubai for work and I'm sick of the heat", "We moved to Oslo.")).toBe(false)
   })
 
+  it("reads a couple written with the writer first, and a statement that only ends in a question mark", () => {
+    expect(facts("Me and Tomás have been together 2 years today")).toEqual([
+      "self|partner|tomás|set",
+      "self|relationship|together|set"
+    ])
+    expect(facts("Single again and honestly? kind of loving it")).toEqual(["self|relationship|single|set"])
+    expect(facts("Do you still live in Paris?")).toEqual([])
+    expect(facts("Honeymoon = 6 days of tapas and my wife Ana beating me at cards")).not.toContain(
+      "self|partner|honeymoon|set"
+    )
+    expect(facts("Where should we live, Lisbon or Porto?")).toEqual([])
+  })
+
   it("reads a contact detail given on a condition of its use, never a wished one", () => {
     expect(facts("if the courier needs me my number is 0161 555 0199")).toContain(
       "self|phone|01615550199|set"
