@@ -64,7 +64,7 @@ const spelledOut = (text: string) => contractions.reduce((t, [pattern, to]) => t
 export const clauses = (text: string): ReadonlyArray<string> =>
   spelledOut(text)
     .split(
-      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+/i
+      /(?<!\b(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc|approx|[A-Z])\.)(?<=[.!?;])\s+|\n+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:but|so|because|although|though|while|whereas|since|and then|which|who|I|we|my|our|hoping|planning|aiming|trying|wanting|thinking)\b(?!\s+(?:named|called)\b))|\s+(?:but|because|although|though|whereas)\s+/i
     )
     .map((c) => c.trim())
     .filter((c) => c.length > 0)
@@ -145,16 +145,28 @@ const matchedValue = (
 }
 
 /** A value as the text writes it: a count's word ("three"), a phone number's spacing, else what was kept. */
-const writtenValue = (kind: ValueKind, groups: Readonly<Record<string, string | undefined>>, raw: string) =>
+const writtenValue = (
+  kind: ValueKind,
+  groups: Readonly<Record<string, string | undefined>>,
+  raw: string,
+  matched: string
+) =>
   kind === "number"
     ? /^(?:\d+|[a-z]+)$/i.test(groups["n"] ?? "") && !/(?:st|nd|rd|th)$/i.test(groups["n"] ?? "")
-      ? groups["n"]!
+      ? countWritten(groups["n"]!, groups["thing"], matched)
       : raw
     : kind === "phone"
       ? (groups["v"]?.trim() ?? raw)
       : raw === "*"
         ? ""
         : raw
+
+/** A count with what it counts when the text writes them in that order ("2 marathons"), else the number. */
+const countWritten = (n: string, thing: string | undefined, matched: string) => {
+  if (thing === undefined) return n
+  const at = matched.indexOf(thing)
+  return at > matched.indexOf(n) && at - matched.indexOf(n) - n.length <= 1 ? `${n} ${thing}` : n
+}
 
 /**
  * Whom a clause is about when a rule names no subject of its own: the relation or named person it
@@ -217,7 +229,13 @@ const clauseFacts = (clause: string): { readonly facts: ReadonlyArray<Fact>; rea
     if (rule.whole === true && raw !== groups["v"]?.trim().replace(/[.,;:!?)"'’]+$/, "")) continue
     const value = raw === "*" ? "*" : normalizeValue(raw)
     if (value.length === 0 || value.length > 200) continue
-    facts.push({ subject, attribute, value, written: writtenValue(rule.value, groups, raw), mode: rule.mode })
+    facts.push({
+      subject,
+      attribute,
+      value,
+      written: writtenValue(rule.value, groups, raw, match[0]),
+      mode: rule.mode
+    })
     // What the fact covers: the match up to the end of the value it kept.
     const [from, to] = match.indices![0]!
     const captured = match.indices!.groups?.["v"]

@@ -73,7 +73,7 @@ describe("the extractive answer model", () => {
   })
 
   it("answers a number, yes or no with the sentence that says so, and what a sentence adds to the question", () => {
-    expect(ask("How many dogs does Ann have?", "Ann has three dogs and a cat.").answer).toBe("three [1]")
+    expect(ask("How many dogs does Ann have?", "Ann has three dogs and a cat.").answer).toBe("three dogs [1]")
     expect(ask("Did Caroline go to the parade?", "Caroline did not go to the parade.").answer).toBe(
       "No — Caroline did not go to the parade. [1]"
     )

@@ -231,6 +231,15 @@ describe("updates decided from stated facts", () => {
     expect(facts("Where should we live, Lisbon or Porto?")).toEqual([])
   })
 
+  it("reads a fact before a hope or a plan after a comma, not the hope", () => {
+    expect(facts("I've run 3 half marathons so far, hoping to do a fourth in May")).toEqual([
+      "self|count:half marathons|3|set"
+    ])
+    expect(facts("Living in Leeds, thinking of moving to York next year")).toEqual([
+      "self|residence|leeds|set"
+    ])
+  })
+
   it("reads a contact detail given on a condition of its use, never a wished one", () => {
     expect(facts("if the courier needs me my number is 0161 555 0199")).toContain(
       "self|phone|01615550199|set"
