@@ -68,9 +68,10 @@ export const make = Effect.gen(function* () {
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
   // Off for searches by default: it costs more than the rest of a search; answers always use it.
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
+  // Whole records returned lately, used again while this search's view holds them unchanged.
+  const records = new RecordCache()
   // A question asked again (a retry, the next page, ask after search) skips the model. Failures
   // are not kept: the next call tries the model again.
-  const records = new RecordCache()
   const queryVectors = yield* Cache.makeWith(
     (query: string) => Effect.map(embedder.embed([query]), ([vector]) => vector!),
     {

@@ -24,8 +24,9 @@ import { type FactMode, moreSaid } from "@umo/core"
 import { asks, future, hypothetical, relations, wishful } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { type More, statesMore } from "./FactRemainder.js"
-import { type FactRule, factRules, numberValue, type ValueKind } from "./FactRules.js"
-import { addressValue, normalizeValue, phoneValue, phraseValue, properValue } from "./FactValues.js"
+import { factRules } from "./FactRules.js"
+import { normalizeValue } from "./FactValues.js"
+import { matchedValue, writtenValue } from "./MatchedValues.js"
 
 /** A fact a text states: about whom, what, its value, and how it bears on earlier values. */
 export interface Fact {
@@ -107,65 +108,6 @@ export const subjectOf = (captured: string | undefined): string | undefined => {
   const name = words[0]!
   if (!/^\p{Lu}/u.test(name) || notNames.has(name.toLowerCase()) || /ly$/i.test(name)) return undefined
   return name.toLowerCase()
-}
-
-// Words in front of a job title that say how good it is, not which it is.
-const evaluative =
-  /^(?:(?:great|good|amazing|awesome|proud|happy|new|full-time|part-time|real|official|actual|fully qualified|qualified|licensed|certified)\s+)+/i
-
-/** The value of a rule's match, normalized, or undefined when what it captured is not one. */
-const matchedValue = (
-  kind: ValueKind,
-  rule: FactRule,
-  groups: Readonly<Record<string, string | undefined>>
-) => {
-  const v = groups["v"]
-  switch (kind) {
-    case "fixed":
-      return typeof rule.fixed === "function" ? rule.fixed(groups) : rule.fixed
-    case "proper":
-      return v === undefined ? undefined : properValue(v, 5)
-    case "name":
-      return v === undefined ? (groups["kind"] ?? undefined) : properValue(v, 3)
-    case "phrase":
-      return v === undefined ? undefined : phraseValue(v, 5)
-    case "role":
-      return v?.replace(evaluative, "")
-    case "address":
-      return v === undefined ? undefined : addressValue(v)
-    case "number": {
-      const n = numberValue(groups["n"] ?? "")
-      return n === undefined ? undefined : String(n)
-    }
-    case "phone":
-      return v === undefined ? undefined : phoneValue(v)
-    default:
-      return v
-  }
-}
-
-/** A value as the text writes it: a count's word ("three"), a phone number's spacing, else what was kept. */
-const writtenValue = (
-  kind: ValueKind,
-  groups: Readonly<Record<string, string | undefined>>,
-  raw: string,
-  matched: string
-) =>
-  kind === "number"
-    ? /^(?:\d+|[a-z]+)$/i.test(groups["n"] ?? "") && !/(?:st|nd|rd|th)$/i.test(groups["n"] ?? "")
-      ? countWritten(groups["n"]!, groups["thing"], matched)
-      : raw
-    : kind === "phone"
-      ? (groups["v"]?.trim() ?? raw)
-      : raw === "*"
-        ? ""
-        : raw
-
-/** A count with what it counts when the text writes them in that order ("2 marathons"), else the number. */
-const countWritten = (n: string, thing: string | undefined, matched: string) => {
-  if (thing === undefined) return n
-  const at = matched.indexOf(thing)
-  return at > matched.indexOf(n) && at - matched.indexOf(n) - n.length <= 1 ? `${n} ${thing}` : n
 }
 
 /**
