@@ -9,8 +9,9 @@
  * The sense says which slot, never which value: the value is what the clause names in that slot's
  * shape (a capitalized place or company, a car's make, a diet, an email address, a phone number, a
  * street address), so a clause with no such value states nothing. Precision comes first, as for the
- * rules (a false supersession hides a true memory): a question, a wish, a plan, a negation, a clause
- * about someone else (a relation named, a pronoun) or one whose value is unclear states nothing.
+ * rules (a false supersession hides a true memory): a question, a wish, a plan, a clause about
+ * someone else (a relation named, a pronoun), one whose value is unclear or negated or ended near
+ * it ("quit keto", "not in Leeds anymore") states nothing.
  *
  * It needs an embedder that places sentences by meaning; one that does not (a hash embedder, a
  * model too weak for the examples) fails the check `make` runs on the examples themselves — each
@@ -49,6 +50,23 @@ const aboutOthers = pattern(
 // A value that ends or ended ("quit keto", "sold the Polo", "my old number") is not the one now.
 const ending =
   /\b(?:not|never|no longer|no more|nobody|none|quit|quitting|stopped|left|leaving|sold|gave up|ditched|dropped|former|old|used to|ex|anymore|cancel+ed|off)\b/i
+
+/**
+ * Whether a word of ending stands near the value — among the five words before it or the four
+ * after — as in "quit keto" or "the Polo is sold". Further off it is about something else:
+ * "Vegan for 3 years now and honestly never felt better".
+ */
+const endedNear = (clause: string, written: string) => {
+  const at = clause.toLowerCase().indexOf(written.toLowerCase())
+  if (at < 0) return ending.test(clause)
+  const before = clause.slice(0, at).split(/\s+/).slice(-6).join(" ")
+  const after = clause
+    .slice(at + written.length)
+    .split(/\s+/)
+    .slice(0, 5)
+    .join(" ")
+  return ending.test(before) || ending.test(after)
+}
 // "We're moving to Bristol in the spring": a change in the making is a plan, not yet a value.
 const planned =
   /\b(?:am|are|is|'m|'re|'s)\s+(?:\w+\s+)?(?:moving|relocating|starting|joining|leaving|switching|changing|going)\b/i
@@ -170,7 +188,6 @@ const aboutTheWriter = (clause: string) =>
   !hypothetical.test(clause) &&
   !future.test(clause) &&
   !planned.test(clause) &&
-  !ending.test(clause) &&
   !aboutOthers.test(clause) &&
   leadingSubject(clause).subject === "self"
 
@@ -240,7 +257,12 @@ export const make = (embed: Embed): Effect.Effect<SlotSense, unknown> =>
           const find = valueFinders[slot]
           if (find === undefined || read.has(slot) || similarity < leastSimilarity) return
           const value = find(candidates[i]!)
-          if (value !== undefined && value.value.length > 0 && !stated.has(slot))
+          if (
+            value !== undefined &&
+            value.value.length > 0 &&
+            !endedNear(candidates[i]!, value.written) &&
+            !stated.has(slot)
+          )
             stated.set(slot, { subject: self, attribute: slot, ...value, mode: "set" })
         })
         return [...stated.values()]

@@ -54,9 +54,22 @@ describe.skipIf(!present)("SlotSense, with the default embedder", () => {
             "We're moving to Utrecht in the spring!",
             "Is Zentrix hiring engineers?",
             "Sold the Skoda Octavia last week.",
+            "The Skoda Octavia is gone, sold it to my neighbour",
+            "Officially quit keto this week, bread is back",
             "I live in Utrecht and love it."
           ])
             expect(yield* sensed(sense, text), text).toEqual([])
+        }),
+      120_000
+    )
+
+    it.effect(
+      "reads a value whose clause ends or denies something else, further off",
+      () =>
+        Effect.gen(function* () {
+          const sense = yield* defaultSense
+          const text = "Vegan for three years now and honestly never felt better"
+          expect(yield* sensed(sense, text), text).toEqual(["diet|vegan"])
         }),
       120_000
     )
