@@ -203,7 +203,8 @@ export const carNames = words(
     "Corolla|Camry|Prius|RAV4|Yaris|Hilux|Tacoma|Tundra|Sienna|Highlander|Civic|Accord|CR-V|Jazz|Odyssey|Golf|Polo|Passat|Jetta|Tiguan|Beetle|Mustang|F-150|Focus|Fiesta|Ranger|Transit|Model 3|Model S|Model Y|Model X|Leaf|Micra|Qashqai|Juke|Altima|Niva|Kodiaq|Octavia|Fabia|Superb|Clio|Megane|Twingo|Zoe|Sandero|Duster|Outback|Forester|Impreza|Crosstrek|Miata|MX-5|CX-5|Ioniq|Kona|Tucson|Santa Fe|Sportage|Soul|Niro|Wrangler|Cherokee|Defender|Discovery|Cayenne|Panda|Punto|Corsa|Astra|Cooper|i3|X5|3 Series|A4|A3|Q5|Volt|Bolt|Silverado|Cybertruck"
 )
 
-const wishWords = String.raw`would|could|might|maybe|perhaps|possibly|probably|someday|some day|one day|dream(?:ing|s|ed)? (?:of|about)|wish(?:es|ed)?|hope|hoping|hopefully|want(?:s|ed)? to|wanna|'d love|'d like|thinking (?:of|about)|considering|should|supposed to|imagine|imagining|in another life|not sure|wondering|what if`
+const wishWords =
+  "would|could|might|maybe|perhaps|possibly|probably|someday|some day|one day|dream(?:ing|s|ed)? (?:of|about)|wish(?:es|ed)?|hope|hoping|hopefully|want(?:s|ed)? to|wanna|'d love|'d like|thinking (?:of|about)|considering|should|supposed to|imagine|imagining|in another life|not sure|wondering|what if"
 
 /**
  * A clause that asks: a question word or an auxiliary opens it and a question mark ends it. A
