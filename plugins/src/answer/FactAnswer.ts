@@ -8,6 +8,8 @@
  * - about now: the newest value, from a memory no newer one replaced;
  * - about the past ("before Lisbon", "her old number"): the value just before the one the question
  *   names, or else before the newest;
+ * - in the past tense, naming what sets one value apart ("her email when she worked at Finlytics"):
+ *   that value;
  * - of a kind that holds several at once (pets, likes, plans): every value still held.
  *
  * Otherwise (no such fact, a yes-or-no question, a single additive value) it gives nothing and the
@@ -102,6 +104,29 @@ const before = (asked: AskedFacts, question: string, held: ReadonlyArray<Held>):
     .find((h) => h !== undefined)
 
 /**
+ * For a question in the past tense that names what sets one value apart ("What was her email when
+ * she worked at Finlytics?"): the one value of the slot holding that name, when only one does.
+ */
+const pointedAt = (question: string, held: ReadonlyArray<Held>): Held | undefined => {
+  // "before Lisbon" anchors on the value after the one asked for (see `before`); "now" asks the newest.
+  if (
+    !/\b(?:was|were|did|had)\b/i.test(question) ||
+    /\b(?:now|currently|these days|before|after|prior to|until|since|instead of)\b/i.test(question)
+  )
+    return undefined
+  const names = (question.match(/(?<=\S\s+)\p{Lu}[\p{L}'’-]{2,}/gu) ?? []).map((n) =>
+    n.replace(/['’]s$/u, "").toLowerCase()
+  )
+  const set = held.filter((h) => h.fact.mode === "set")
+  for (const name of names) {
+    // A question naming the value itself ("the trip planned for May") asks something else of it.
+    const holding = set.filter((h) => h.fact.value !== name && h.fact.value.includes(name))
+    if (new Set(holding.map((h) => h.fact.value)).size === 1) return holding.at(-1)
+  }
+  return undefined
+}
+
+/**
  * The newest value of a single-valued fact: what the newest memory no newer one replaced sets it
  * to. When a newer memory the rules could not read replaced every one, the sentences answer.
  */
@@ -173,11 +198,15 @@ export const factAnswer = (request: AnswerRequest, type: QuestionType): Answer |
   if (held.length === 0) return undefined
   if (type === "yes_no") return stillAnswer(request, held, type)
   const several = held.some((h) => h.fact.mode === "add")
-  const chosen = asksAboutThePast(request.question)
-    ? [before(asked, request.question, held)]
-    : several
-      ? stillHeld(held)
-      : [current(held)]
+  const pointed = several ? undefined : pointedAt(request.question, held)
+  const chosen =
+    pointed !== undefined
+      ? [pointed]
+      : asksAboutThePast(request.question)
+        ? [before(asked, request.question, held)]
+        : several
+          ? stillHeld(held)
+          : [current(held)]
   const answers = chosen.filter((h): h is Held => h !== undefined && h.fact.written.length > 0)
   // One value where the question asks for several may be one of many the memories name in passing.
   if (answers.length === 0 || (type === "list" && answers.length < 2)) return undefined

@@ -36,6 +36,6 @@ export const wantedEntityTypes: Readonly<Record<QuestionType, ReadonlyArray<stri
  * "What was his old number?", "Where did he use to work?"): then replaced memories answer it.
  */
 export const asksAboutThePast = (question: string): boolean =>
-  /\b(?:before|previous(?:ly)?|formerly|former|originally|original|initially|first (?:planned|booked|set|scheduled|called)|used to|use to|at first|in the past|prior to|earlier|(?<!how )old|no longer|anymore|any more|ex-?(?:wife|husband|partner|boyfriend|girlfriend))\b/i.test(
+  /\b(?:before|previous(?:ly)?|formerly|former|originally|original|initially|first (?:planned|booked|set|scheduled|called)|(?<!\b(?:be|is|are|was|were|been|being|get|gets|got|getting) )used to|use to|when (?:she|he|they|I|we|you|\p{Lu}[\p{L}'’-]+) (?:still )?(?:was|were|had|lived|worked|studied|drove|dated)|at first|in the past|prior to|earlier|(?<!how )old|no longer|anymore|any more|ex-?(?:wife|husband|partner|boyfriend|girlfriend))\b/iu.test(
     question
   )

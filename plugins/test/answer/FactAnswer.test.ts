@@ -33,6 +33,21 @@ describe("answers from stated facts", () => {
     expect(a.citations.map((c) => c.umo_id)).toEqual(["m2"])
   })
 
+  it("gives the one value a past question points at by a name it holds", () => {
+    const emails = [
+      ["New job, new inbox: reach me at ana@mosaicpay.com from now on", 40],
+      ["My work email is ana.ruiz@finlytics.io if anyone wants the slides", 1, true]
+    ] as const
+    expect(ask("What was Ana's email when she worked at Finlytics?", emails).answer).toBe(
+      "ana.ruiz@finlytics.io [2]"
+    )
+    expect(ask("Which email address should be used to reach Ana?", emails).answer).toBe(
+      "ana@mosaicpay.com [1]"
+    )
+    // "before Lisbon" names the value after the one asked for.
+    expect(ask("Where did Maria live before Lisbon?", moved).answer).toBe("Madrid [3]")
+  })
+
   it("answers from the facts a capture stored beyond the rules' (the slot sense's), as the content writes them", () => {
     const [older, newer] = contexts([
       ["3 years at Nubank this month, fraud team still the best team", 1],
