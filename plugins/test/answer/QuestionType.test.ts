@@ -8,7 +8,8 @@ describe("asksAboutThePast", () => {
       "What was his old number?",
       "Where did he use to work?",
       "What did Mei used to say was her favourite food?",
-      "When was the trip originally planned?"
+      "When was the trip originally planned?",
+      "What was Ana's email when she worked at Finlytics?"
     ])
       expect(asksAboutThePast(question), question).toBe(true)
   })
