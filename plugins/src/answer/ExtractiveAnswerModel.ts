@@ -37,6 +37,7 @@ interface Candidate {
 const nameIn = (type: QuestionType, text: string, asked: string): string | undefined => {
   if (type !== "person" && type !== "location") return undefined
   const words = text.split(/\s+/)
+  const names: Array<{ readonly name: string; readonly placed: boolean }> = []
   for (let i = 1; i < words.length; i++) {
     // A sentence's first word is capitalized whatever it is.
     if (/[.!?]$/.test(words[i - 1]!)) continue
@@ -49,10 +50,24 @@ const nameIn = (type: QuestionType, text: string, asked: string): string | undef
       // Punctuation or a possessive ends the name.
       if (word !== opened) break
     }
-    if (run.length > 0 && !asked.includes(run[0]!.toLowerCase())) return run.join(" ")
+    if (run.length > 0 && !asked.includes(run[0]!.toLowerCase()))
+      names.push({
+        name: run.join(" "),
+        placed: /^(?:in|to|from|at|near|into|around|outside)$/i.test(words[i - 1]!)
+      })
   }
-  return undefined
+  // "Where…?" over "My cousin Abdi is moving from Minneapolis": the name a place word leads to.
+  return (type === "location" ? names.find((n) => n.placed) : undefined)?.name ?? names[0]?.name
 }
+
+/**
+ * A count the sentence writes before what it counts ("Two kids under 4", "3 marathons"), not a
+ * year or a length of time: what "how many" asks for.
+ */
+const countIn = (text: string): string | undefined =>
+  /\b(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen)\s+(?!(?:years?|months?|weeks?|days?|hours?|minutes?|times?|am|pm|of)\b)[\p{L}-]{3,}/iu.exec(
+    text
+  )?.[0]
 
 /**
  * The confidence under which a run of words is a guess, and the whole sentence is said instead
@@ -108,6 +123,10 @@ const shortAnswer = (type: QuestionType, candidate: Candidate, question: string)
   const span = spans[0]
   // "Who is Lily?" asks what Lily is to someone, not for another name.
   if (span?.names && type === "person") return { text: span.text, sureness: 0.9 }
+  // "since 2019" is no count of children: a count before its noun is, when the entity is a year or a length.
+  const count = type === "quantity" ? countIn(text) : undefined
+  if (count && (!entity || entity.type === "DURATION" || /^\d{4}$/.test(entity.text)))
+    return { text: count, sureness: 0.9 }
   if (entity) return { text: entity.text, sureness: 1 }
   // A name no tagger knows ("Shopify", "Leeds") answers "who" and "where" too.
   const name = nameIn(type, text, asked)

@@ -74,6 +74,14 @@ describe("the extractive answer model", () => {
 
   it("answers a number, yes or no with the sentence that says so, and what a sentence adds to the question", () => {
     expect(ask("How many dogs does Ann have?", "Ann has three dogs and a cat.").answer).toBe("three dogs [1]")
+    // A year or a length of time is no count: the count before its noun is.
+    expect(ask("How many children does Bao have?", "Two kids under 4 and no sleep since 2019").answer).toBe(
+      "Two kids [1]"
+    )
+    // A place word leads to the place ("from Minneapolis"), not to the name before it.
+    expect(ask("Which city is Ana from?", "My cousin Abdi moved here from Minneapolis").answer).toBe(
+      "Minneapolis [1]"
+    )
     expect(ask("Did Caroline go to the parade?", "Caroline did not go to the parade.").answer).toBe(
       "No — Caroline did not go to the parade. [1]"
     )
