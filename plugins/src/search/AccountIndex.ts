@@ -6,13 +6,13 @@ import {
   type FilterableMemory,
   isAnyMemory,
   type MemoryFilter,
-  type MetadataValue,
   matchesFilter,
   type Neighbours,
   type RankingFacts,
   type Selection,
   type StatedFact
 } from "@umo/core"
+import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 
@@ -50,38 +50,13 @@ const scanChunks = 6_000
 /** A graph search asks for at most this share (1 in …) of the set's chunks before a scan replaces it. */
 const graphShare = 16
 
-const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
-type ScopeField = (typeof scopeFields)[number]
-
-/** Adds a memory to (or removes it from) the memories holding `value` in `map`. */
-const member = (map: Map<string, Set<number>>, value: string, slot: number, holds: boolean) => {
-  let slots = map.get(value)
-  if (slots === undefined) {
-    if (!holds) return
-    slots = new Set()
-    map.set(value, slots)
-  }
-  if (holds) slots.add(slot)
-  else {
-    slots.delete(slot)
-    if (slots.size === 0) map.delete(value)
-  }
-}
-
-/**
- * The values a metadata value is equal to, as `matchesFilter`'s `eq` reads it, by their JSON:
- * itself (not null), or each string of a list.
- */
-const metadataValues = (value: MetadataValue): ReadonlyArray<string> =>
-  value === null ? [] : Array.isArray(value) ? value.map((v) => JSON.stringify(v)) : [JSON.stringify(value)]
-
 /** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
 const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
 
 /**
  * One account's memories as search reads them, in memory: their chunk vectors (`VectorSet`),
- * full-text postings (`TextPostings`), scope and source maps that narrow a filter to its memories,
- * each source's timeline, and what ranking reads. Its answers are the SQL search's
+ * full-text postings (`TextPostings`), scope, source and metadata maps that narrow a filter to its
+ * memories (`SelectionMaps`), each source's timeline, and what ranking reads. Its answers are the SQL search's
  * (`SqlMemorySearch`), by the same rules: selection first, then scores. Synchronous and pure: the
  * caller keeps it in step with the store.
  */
@@ -90,11 +65,7 @@ export class AccountIndex {
   private readonly byId = new Map<string, number>()
   private readonly vectors: VectorSet
   private readonly text = new TextPostings()
-  private readonly scopes = new Map<ScopeField, Map<string, Set<number>>>(
-    scopeFields.map((field) => [field, new Map()])
-  )
-  /** For each metadata key, the memories holding each value (a list: each of its strings), by the value's JSON. */
-  private readonly metadata = new Map<string, Map<string, Set<number>>>()
+  private readonly maps = new SelectionMaps()
   /** Whether a bulk load left the timelines out of order (see `settle`). */
   private unsettled = false
   /** Each source's memories (slots) by content time, then id. */
@@ -150,18 +121,7 @@ export class AccountIndex {
     this.byId.set(row.umo_id, slot)
     if (entry.superseded_by !== null) this.replacedBy(entry.superseded_by).add(entry.umo_id)
     this.text.add(slot, row.terms, row.length)
-    for (const field of scopeFields) {
-      const value = entry[field]
-      if (value !== null) member(this.scopes.get(field)!, value, slot, true)
-    }
-    for (const [key, value] of Object.entries(entry.metadata)) {
-      let values = this.metadata.get(key)
-      if (values === undefined) {
-        values = new Map()
-        this.metadata.set(key, values)
-      }
-      for (const held of metadataValues(value)) member(values, held, slot, true)
-    }
+    this.maps.add(slot, entry)
     const timeline = this.timeline(entry)
     // A bulk load appends, and `settle` sorts each timeline once: inserting each of a million
     // memories in place moved half a timeline each time.
@@ -194,16 +154,7 @@ export class AccountIndex {
     if (entry.superseded_by !== null) this.unreplace(entry.superseded_by, umoId)
     this.vectors.remove(entry.chunks)
     this.text.remove(slot, entry.lexemes)
-    for (const field of scopeFields) {
-      const value = entry[field]
-      if (value !== null) member(this.scopes.get(field)!, value, slot, false)
-    }
-    for (const [key, value] of Object.entries(entry.metadata)) {
-      const values = this.metadata.get(key)
-      if (values === undefined) continue
-      for (const held of metadataValues(value)) member(values, held, slot, false)
-      if (values.size === 0) this.metadata.delete(key)
-    }
+    this.maps.remove(slot, entry)
   }
 
   /** Marks a memory superseded (nothing when the index does not hold it). */
@@ -267,7 +218,7 @@ export class AccountIndex {
       return this.top(best, options.limit)
     }
     const pool = options.limit * 4
-    const narrowed = this.narrowed(options.filter ?? anyMemory)
+    const narrowed = this.maps.narrowed(options.filter ?? anyMemory)
     const chunks = narrowed === undefined ? undefined : chunksOf(narrowed, scanChunks)
     if (chunks !== undefined) {
       keep(this.vectors.scan(query.vector, query.norm, pool, chunks))
@@ -402,60 +353,12 @@ export class AccountIndex {
     atMost: number
   ): Array<number> | undefined {
     const selected: Array<number> = []
-    for (const slot of this.narrowed(filter) ?? this.byId.values()) {
+    for (const slot of this.maps.narrowed(filter) ?? this.byId.values()) {
       if (!admits(slot)) continue
       selected.push(slot)
       if (selected.length >= atMost) return undefined
     }
     return selected
-  }
-
-  /**
-   * A superset of the memories a filter admits, from the scope and source maps, or undefined when
-   * the filter does not pin any of those fields (so every memory may pass).
-   */
-  private narrowed(filter: MemoryFilter): ReadonlySet<number> | undefined {
-    switch (filter.kind) {
-      case "and": {
-        let smallest: ReadonlySet<number> | undefined
-        for (const part of filter.filters) {
-          const slots = this.narrowed(part)
-          if (slots !== undefined && (smallest === undefined || slots.size < smallest.size)) smallest = slots
-        }
-        return smallest
-      }
-      case "or": {
-        if (filter.filters.length === 0) return undefined
-        const union = new Set<number>()
-        for (const part of filter.filters) {
-          const slots = this.narrowed(part)
-          if (slots === undefined) return undefined
-          for (const slot of slots) union.add(slot)
-        }
-        return union
-      }
-      case "not":
-        return undefined
-      case "condition": {
-        // Equal to a value, or to one of several: those holding it. (Equal to null holds for an
-        // absent field too, which no map lists.)
-        const values = filter.op === "eq" ? [filter.value] : filter.op === "in" ? filter.values : undefined
-        if (values === undefined || values.includes(null)) return undefined
-        const field = filter.field
-        if (field.kind === "time") return undefined
-        const [map, keys] =
-          field.kind === "text"
-            ? [this.scopes.get(field.name)!, values.filter((v) => typeof v === "string")]
-            : [
-                this.metadata.get(field.key) ?? new Map<string, Set<number>>(),
-                values.map((v) => JSON.stringify(v))
-              ]
-        if (keys.length === 1) return map.get(keys[0]!) ?? new Set()
-        const union = new Set<number>()
-        for (const key of keys) for (const slot of map.get(key) ?? []) union.add(slot)
-        return union
-      }
-    }
   }
 
   private timeline(entry: Entry): Array<number> {
