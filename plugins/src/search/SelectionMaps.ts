@@ -40,30 +40,27 @@ export class SelectionMaps {
 
   /** Lists a memory under its scope, source and metadata values. */
   add(slot: number, memory: FilterableMemory): void {
-    for (const field of scopeFields) {
-      const value = memory[field]
-      if (value !== null) member(this.scopes.get(field)!, value, slot, true)
-    }
-    for (const [key, value] of Object.entries(memory.metadata)) {
-      let values = this.metadata.get(key)
-      if (values === undefined) {
-        values = new Map()
-        this.metadata.set(key, values)
-      }
-      for (const held of metadataValues(value)) member(values, held, slot, true)
-    }
+    this.list(slot, memory, true)
   }
 
   /** Takes a memory off the lists `add` put it on. */
   remove(slot: number, memory: FilterableMemory): void {
+    this.list(slot, memory, false)
+  }
+
+  private list(slot: number, memory: FilterableMemory, holds: boolean): void {
     for (const field of scopeFields) {
       const value = memory[field]
-      if (value !== null) member(this.scopes.get(field)!, value, slot, false)
+      if (value !== null) member(this.scopes.get(field)!, value, slot, holds)
     }
     for (const [key, value] of Object.entries(memory.metadata)) {
-      const values = this.metadata.get(key)
-      if (values === undefined) continue
-      for (const held of metadataValues(value)) member(values, held, slot, false)
+      let values = this.metadata.get(key)
+      if (values === undefined) {
+        if (!holds) continue
+        values = new Map()
+        this.metadata.set(key, values)
+      }
+      for (const held of metadataValues(value)) member(values, held, slot, holds)
       if (values.size === 0) this.metadata.delete(key)
     }
   }
