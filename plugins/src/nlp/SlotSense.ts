@@ -247,7 +247,11 @@ export const make = (embed: Embed): Effect.Effect<SlotSense, unknown> =>
             aboutTheWriter(clause) &&
             // A clause a rule read is the rules' (they know "I love Vienna" is a liking).
             !statedFacts(clause).some((f) => f.mode !== "keep") &&
-            Object.entries(valueFinders).some(([slot, find]) => !read.has(slot) && find(clause) !== undefined)
+            // A value ended near it ("quit keto") is never stated: such a clause is not embedded.
+            Object.entries(valueFinders).some(([slot, find]) => {
+              const value = read.has(slot) ? undefined : find(clause)
+              return value !== undefined && !endedNear(clause, value.written)
+            })
         )
         if (candidates.length === 0) return []
         const sensed = yield* embed(candidates).pipe(Effect.orElseSucceed(() => []))
