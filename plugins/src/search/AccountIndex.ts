@@ -12,7 +12,7 @@ import {
   type Selection,
   type StatedFact
 } from "@umo/core"
-import { SelectionMaps } from "./SelectionMaps.js"
+import { member, SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 
@@ -56,9 +56,9 @@ const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id <
 /**
  * One account's memories as search reads them, in memory: their chunk vectors (`VectorSet`),
  * full-text postings (`TextPostings`), scope, source and metadata maps that narrow a filter to its
- * memories (`SelectionMaps`), each source's timeline, and what ranking reads. Its answers are the SQL search's
- * (`SqlMemorySearch`), by the same rules: selection first, then scores. Synchronous and pure: the
- * caller keeps it in step with the store.
+ * memories (`SelectionMaps`), each source's timeline, and what ranking reads. Its answers are the
+ * SQL search's (`SqlMemorySearch`), by the same rules: selection first, then scores. Synchronous
+ * and pure: the caller keeps it in step with the store.
  */
 export class AccountIndex {
   private readonly entries: Array<Entry | undefined> = []
@@ -119,7 +119,7 @@ export class AccountIndex {
     }
     this.entries.push(entry)
     this.byId.set(row.umo_id, slot)
-    if (entry.superseded_by !== null) this.replacedBy(entry.superseded_by).add(entry.umo_id)
+    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, entry.umo_id, true)
     this.text.add(slot, row.terms, row.length)
     this.maps.add(slot, entry)
     const timeline = this.timeline(entry)
@@ -151,7 +151,7 @@ export class AccountIndex {
     if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
     this.entries[slot] = undefined
     this.byId.delete(umoId)
-    if (entry.superseded_by !== null) this.unreplace(entry.superseded_by, umoId)
+    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, umoId, false)
     this.vectors.remove(entry.chunks)
     this.text.remove(slot, entry.lexemes)
     this.maps.remove(slot, entry)
@@ -162,24 +162,9 @@ export class AccountIndex {
     const slot = this.byId.get(umoId)
     if (slot === undefined) return
     const entry = this.entries[slot]!
-    if (entry.superseded_by !== null) this.unreplace(entry.superseded_by, umoId)
+    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, umoId, false)
     entry.superseded_by = by
-    this.replacedBy(by).add(umoId)
-  }
-
-  private replacedBy(newer: string): Set<string> {
-    let older = this.replaced.get(newer)
-    if (older === undefined) {
-      older = new Set()
-      this.replaced.set(newer, older)
-    }
-    return older
-  }
-
-  private unreplace(newer: string, older: string): void {
-    const held = this.replaced.get(newer)
-    held?.delete(older)
-    if (held?.size === 0) this.replaced.delete(newer)
+    member(this.replaced, by, umoId, true)
   }
 
   /**

@@ -8,18 +8,18 @@ import type { FilterableMemory, MemoryFilter, MetadataValue } from "@umo/core"
 const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 type ScopeField = (typeof scopeFields)[number]
 
-/** Adds a memory to (or removes it from) the memories holding `value` in `map`. */
-const member = (map: Map<string, Set<number>>, value: string, slot: number, holds: boolean) => {
-  let slots = map.get(value)
-  if (slots === undefined) {
+/** Adds an item to (or removes it from) the set of `key` in `map`; a set left empty goes. */
+export const member = <K, T>(map: Map<K, Set<T>>, key: K, item: T, holds: boolean) => {
+  let items = map.get(key)
+  if (items === undefined) {
     if (!holds) return
-    slots = new Set()
-    map.set(value, slots)
+    items = new Set()
+    map.set(key, items)
   }
-  if (holds) slots.add(slot)
+  if (holds) items.add(item)
   else {
-    slots.delete(slot)
-    if (slots.size === 0) map.delete(value)
+    items.delete(item)
+    if (items.size === 0) map.delete(key)
   }
 }
 
