@@ -34,13 +34,20 @@ export interface MemoryRow {
   readonly imported_from: string | null
 }
 
+/**
+ * The ids of the memories that one (table alias `alias`) replaced — its `supersedes` — as JSON
+ * text, in `order` (of the replaced rows, alias `p`).
+ */
+export const supersedesOf = (alias: string, order: string) =>
+  `(SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY ${order}), '[]')::text FROM memories p
+      WHERE p.account_id = ${alias}.account_id AND p.superseded_by = ${alias}.umo_id)`
+
 /** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
 export const memoryColumns = (sql: SqlClient.SqlClient) =>
   sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
     language, quality_score, source, user_id, agent_id, session_id, metadata::text AS metadata,
-    (SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY p.content_time, p.umo_id), '[]')::text FROM memories p
-      WHERE p.account_id = memories.account_id AND p.superseded_by = memories.umo_id) AS supersedes,
+    ${supersedesOf("memories", "p.content_time, p.umo_id")} AS supersedes,
     superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
