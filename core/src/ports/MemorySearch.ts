@@ -31,8 +31,6 @@ export interface RankingFacts {
   readonly entities: ReadonlyArray<Entity>
   /** The memory that replaced it, or null. */
   readonly superseded_by: string | null
-  /** The memories it replaced, by id (`StoredMemory.supersedes`, in another order). */
-  readonly supersedes: ReadonlyArray<string>
   /** The facts it states (see `Updates`). */
   readonly facts: ReadonlyArray<StatedFact>
 }

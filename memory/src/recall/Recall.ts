@@ -4,10 +4,10 @@ import {
   MemorySearch,
   MemoryStore,
   matchesFilter,
+  type RecalledMemory,
   Reranker,
   type Selection,
-  type StatedFact,
-  type StoredMemory
+  type StatedFact
 } from "@umo/core"
 import { asksAboutThePast } from "@umo/plugins/answer"
 import { askedFacts, findEntities } from "@umo/plugins/nlp"
@@ -26,7 +26,7 @@ import {
 } from "./Succession.js"
 
 export interface Hit {
-  readonly memory: StoredMemory
+  readonly memory: RecalledMemory
   /** The ranking score (see Ranking.ts): higher is more relevant; not bounded to [0, 1]. */
   readonly score: number
   /** Cosine similarity of the memory's best chunk to the query. */
@@ -68,7 +68,7 @@ export const make = Effect.gen(function* () {
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
   // Off for searches by default: it costs more than the rest of a search; answers always use it.
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
-  // Whole records returned lately, used again while this search's view holds them unchanged.
+  // Records returned lately, used again while this search's view holds them unchanged.
   const records = new RecordCache()
   // A question asked again (a retry, the next page, ask after search) skips the model. Failures
   // are not kept: the next call tries the model again.
@@ -166,14 +166,14 @@ export const make = Effect.gen(function* () {
       // A question about how things stand reads more candidates, to find what is current among them.
       const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
-      // Whole records only for what is returned (or reranked), those read lately kept (see
-      // `RecordCache`); one deleted meanwhile is left out, and so is one that left the selection
+      // What search returns of a memory only for what is returned (or reranked), those read lately
+      // kept (see `RecordCache`); one deleted meanwhile is left out, and so is one that left the selection
       // meanwhile (superseded, say): the index chose from the selection, and this holds it to it
       // whatever index answered.
       const readIds = read.map(([id]) => id)
       const kept = records.current(accountId, readIds, factsById)
       const missing = readIds.filter((id) => !kept.has(id))
-      const fetched = missing.length === 0 ? [] : yield* timed("read")(store.getMany(accountId, missing))
+      const fetched = missing.length === 0 ? [] : yield* timed("read")(store.getRecalled(accountId, missing))
       records.keep(accountId, fetched)
       const byId = new Map(
         [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])
@@ -226,7 +226,7 @@ const byScore = (scores: ReadonlyMap<string, number>) =>
   [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
 
 /** Whether a memory is in a selection: the filter admits it, and it is current unless superseded ones are asked for. */
-const inSelection = (memory: StoredMemory, selection: Selection) =>
+const inSelection = (memory: RecalledMemory, selection: Selection) =>
   (selection.includeSuperseded === true || memory.superseded_by === null) &&
   matchesFilter(memory, selection.filter ?? anyMemory)
 
@@ -240,7 +240,7 @@ const rerank = (
   reranker: Reranker["Service"],
   query: string,
   candidates: ReadonlyArray<readonly [string, number]>,
-  byId: ReadonlyMap<string, StoredMemory>
+  byId: ReadonlyMap<string, RecalledMemory>
 ) =>
   reranker
     .score(

@@ -1,4 +1,4 @@
-import type { RankingFacts, StoredMemory } from "@umo/core"
+import type { RankingFacts, RecalledMemory } from "@umo/core"
 
 /** Whole records kept, and the most content they may hold in all (characters). */
 const recordsKept = 5_000
@@ -8,21 +8,17 @@ const longestKept = 50_000
 
 const key = (accountId: string, umoId: string) => `${accountId}\u001f${umoId}`
 
-const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
-  a.length === b.length && a.every((id) => b.includes(id))
-
 /**
- * The whole records search returned lately, so the next search that returns them skips the
- * database (one round trip of a few milliseconds, the largest part of a search after its query
- * embedding). A record changes after its capture only when it is superseded or supersedes one
- * captured later with an older time (`superseded_by`, `superseded_at`, `supersedes`), and leaves
+ * What search returned of memories lately (`RecalledMemory`), so the next search that returns them
+ * skips the database (a round trip of a few milliseconds, the largest part of a search after its
+ * query embedding). Of that, only `superseded_by` changes after a capture, and a memory leaves
  * when it is deleted: a kept record is used only when the search's own view of it — the ranking
  * facts the index read as of this search, deletions and supersessions by other processes
- * included — holds it still, with the same `superseded_by` and `supersedes`; otherwise it is read
- * again. Least recently used go first.
+ * included — holds it still, with the same `superseded_by`; otherwise it is read again. Least
+ * recently used go first.
  */
 export class RecordCache {
-  private readonly records = new Map<string, StoredMemory>()
+  private readonly records = new Map<string, RecalledMemory>()
   private content = 0
 
   /** The kept records among `umoIds` that `facts` (this search's view) shows unchanged. */
@@ -30,17 +26,13 @@ export class RecordCache {
     accountId: string,
     umoIds: ReadonlyArray<string>,
     facts: ReadonlyMap<string, RankingFacts>
-  ): Map<string, StoredMemory> {
-    const found = new Map<string, StoredMemory>()
+  ): Map<string, RecalledMemory> {
+    const found = new Map<string, RecalledMemory>()
     for (const umoId of umoIds) {
       const held = this.records.get(key(accountId, umoId))
       if (held === undefined) continue
       const seen = facts.get(umoId)
-      if (
-        seen === undefined ||
-        seen.superseded_by !== held.superseded_by ||
-        !sameIds(seen.supersedes, held.supersedes)
-      ) {
+      if (seen === undefined || seen.superseded_by !== held.superseded_by) {
         this.drop(accountId, umoId)
         continue
       }
@@ -53,7 +45,7 @@ export class RecordCache {
   }
 
   /** Keeps records just read, dropping the least recently used past the limits. */
-  keep(accountId: string, records: ReadonlyArray<StoredMemory>): void {
+  keep(accountId: string, records: ReadonlyArray<RecalledMemory>): void {
     for (const record of records) {
       if (record.content.length > longestKept) continue
       this.drop(accountId, record.umo_id)

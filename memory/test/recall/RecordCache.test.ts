@@ -1,31 +1,23 @@
-import type { RankingFacts, StoredMemory } from "@umo/core"
+import type { RankingFacts, RecalledMemory } from "@umo/core"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { RecordCache } from "../../src/recall/RecordCache.js"
 
 const ids = ["a", "b", "c", "d", "e", "f"]
 
-/** A record as far as the cache reads it: its id, content and the fields a supersession changes. */
-const record = (umo_id: string, superseded_by: string | null, supersedes: ReadonlyArray<string>, size = 10) =>
-  ({ umo_id, content: "x".repeat(size), superseded_by, supersedes }) as unknown as StoredMemory
+/** A record as far as the cache reads it: its id, content and the field a supersession changes. */
+const record = (umo_id: string, superseded_by: string | null, size = 10) =>
+  ({ umo_id, content: "x".repeat(size), superseded_by }) as unknown as RecalledMemory
 
-const view = (
-  umo_id: string,
-  superseded_by: string | null,
-  supersedes: ReadonlyArray<string>
-): RankingFacts => ({
+const view = (umo_id: string, superseded_by: string | null): RankingFacts => ({
   umo_id,
   timestamp: "2025-01-01T00:00:00.000Z",
   entities: [],
   superseded_by,
-  supersedes,
   facts: []
 })
 
-const state = fc.record({
-  superseded_by: fc.option(fc.constantFrom(...ids), { nil: null }),
-  supersedes: fc.subarray(ids)
-})
+const successor = fc.option(fc.constantFrom(...ids), { nil: null })
 
 describe("RecordCache", () => {
   it("hands back a kept record only when this search's view holds it unchanged", () => {
@@ -35,32 +27,22 @@ describe("RecordCache", () => {
           fc.record({
             id: fc.constantFrom(...ids),
             account: fc.constantFrom("acct-1", "acct-2"),
-            kept: state,
-            seen: fc.option(state, { nil: undefined })
+            kept: successor,
+            // What the index shows now: deleted (undefined), or superseded by one (or none).
+            seen: fc.option(successor, { nil: undefined })
           }),
           { maxLength: 40 }
         ),
         (steps) => {
           const cache = new RecordCache()
           for (const { id, account, kept, seen } of steps) {
-            cache.keep(account, [record(id, kept.superseded_by, kept.supersedes)])
-            // What the index shows now: deleted (absent), or superseded or not, replacing some.
-            const facts = new Map(
-              seen === undefined ? [] : [[id, view(id, seen.superseded_by, [...seen.supersedes].reverse())]]
-            )
+            cache.keep(account, [record(id, kept)])
+            const facts = new Map(seen === undefined ? [] : [[id, view(id, seen)]])
             const found = cache.current(account, [id], facts)
-            const unchanged =
-              seen !== undefined &&
-              seen.superseded_by === kept.superseded_by &&
-              new Set(seen.supersedes).size === new Set(kept.supersedes).size &&
-              seen.supersedes.every((x) => kept.supersedes.includes(x))
+            const unchanged = seen !== undefined && seen === kept
             expect(found.has(id)).toBe(unchanged)
             // A record that failed once is gone: the next search reads it again.
-            if (!unchanged)
-              expect(
-                cache.current(account, [id], new Map([[id, view(id, kept.superseded_by, kept.supersedes)]]))
-                  .size
-              ).toBe(0)
+            if (!unchanged) expect(cache.current(account, [id], new Map([[id, view(id, kept)]])).size).toBe(0)
             // Another account's record of the same id is never handed back.
             const other = account === "acct-1" ? "acct-2" : "acct-1"
             const theirs = cache.current(other, [id], facts).get(id)
@@ -74,14 +56,14 @@ describe("RecordCache", () => {
   it("keeps no document and drops the least recently used past its limits", () => {
     const cache = new RecordCache()
     const facts = new Map<string, RankingFacts>()
-    cache.keep("acct", [record("doc", null, [], 60_000)])
-    facts.set("doc", view("doc", null, []))
+    cache.keep("acct", [record("doc", null, 60_000)])
+    facts.set("doc", view("doc", null))
     expect(cache.current("acct", ["doc"], facts).size).toBe(0)
     const many = Array.from({ length: 5_001 }, (_, i) => `m${i}`)
-    for (const id of many) facts.set(id, view(id, null, []))
+    for (const id of many) facts.set(id, view(id, null))
     cache.keep(
       "acct",
-      many.map((id) => record(id, null, []))
+      many.map((id) => record(id, null))
     )
     expect(cache.current("acct", ["m0"], facts).size).toBe(0)
     expect(cache.current("acct", ["m1", "m5000"], facts).size).toBe(2)

@@ -16,7 +16,6 @@ const living = (
   umo_id: id,
   timestamp: new Date(days * 86_400_000).toISOString(),
   superseded_by: supersededBy,
-  supersedes: [],
   entities: [],
   facts: [{ slot: slot("residence"), value, mode: "set" }]
 })
@@ -26,7 +25,6 @@ const other = (id: string, days: number): RankingFacts => ({
   umo_id: id,
   timestamp: new Date(days * 86_400_000).toISOString(),
   superseded_by: null,
-  supersedes: [],
   entities: [],
   facts: []
 })

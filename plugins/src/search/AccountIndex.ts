@@ -12,7 +12,7 @@ import {
   type Selection,
   type StatedFact
 } from "@umo/core"
-import { member, SelectionMaps } from "./SelectionMaps.js"
+import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 
@@ -70,8 +70,6 @@ export class AccountIndex {
   private unsettled = false
   /** Each source's memories (slots) by content time, then id. */
   private readonly timelines = new Map<string, Array<number>>()
-  /** The live memories each memory replaced (what the store reads back as its `supersedes`). */
-  private readonly replaced = new Map<string, Set<string>>()
 
   constructor(dims: number) {
     this.vectors = new VectorSet(dims)
@@ -119,7 +117,6 @@ export class AccountIndex {
     }
     this.entries.push(entry)
     this.byId.set(row.umo_id, slot)
-    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, entry.umo_id, true)
     this.text.add(slot, row.terms, row.length)
     this.maps.add(slot, entry)
     const timeline = this.timeline(entry)
@@ -151,7 +148,6 @@ export class AccountIndex {
     if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
     this.entries[slot] = undefined
     this.byId.delete(umoId)
-    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, umoId, false)
     this.vectors.remove(entry.chunks)
     this.text.remove(slot, entry.lexemes)
     this.maps.remove(slot, entry)
@@ -160,11 +156,7 @@ export class AccountIndex {
   /** Marks a memory superseded (nothing when the index does not hold it). */
   supersede(umoId: string, by: string): void {
     const slot = this.byId.get(umoId)
-    if (slot === undefined) return
-    const entry = this.entries[slot]!
-    if (entry.superseded_by !== null) member(this.replaced, entry.superseded_by, umoId, false)
-    entry.superseded_by = by
-    member(this.replaced, by, umoId, true)
+    if (slot !== undefined) this.entries[slot]!.superseded_by = by
   }
 
   /**
@@ -291,7 +283,6 @@ export class AccountIndex {
         timestamp: entry.timestamp,
         entities: entry.entities,
         superseded_by: entry.superseded_by,
-        supersedes: [...(this.replaced.get(entry.umo_id) ?? [])].sort(),
         facts: entry.facts
       }
     })

@@ -9,7 +9,7 @@ const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 type ScopeField = (typeof scopeFields)[number]
 
 /** Adds an item to (or removes it from) the set of `key` in `map`; a set left empty goes. */
-export const member = <K, T>(map: Map<K, Set<T>>, key: K, item: T, holds: boolean) => {
+const member = <K, T>(map: Map<K, Set<T>>, key: K, item: T, holds: boolean) => {
   let items = map.get(key)
   if (items === undefined) {
     if (!holds) return

@@ -1,4 +1,4 @@
-import type { StoredMemory } from "@umo/core"
+import type { RecalledMemory, StoredMemory } from "@umo/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { isoUtc } from "./SqlFailure.js"
@@ -34,20 +34,13 @@ export interface MemoryRow {
   readonly imported_from: string | null
 }
 
-/**
- * The ids of the memories that one (table alias `alias`) replaced — its `supersedes` — as JSON
- * text, in `order` (of the replaced rows, alias `p`).
- */
-export const supersedesOf = (alias: string, order: string) =>
-  `(SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY ${order}), '[]')::text FROM memories p
-      WHERE p.account_id = ${alias}.account_id AND p.superseded_by = ${alias}.umo_id)`
-
 /** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
 export const memoryColumns = (sql: SqlClient.SqlClient) =>
   sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
     language, quality_score, source, user_id, agent_id, session_id, metadata::text AS metadata,
-    ${supersedesOf("memories", "p.content_time, p.umo_id")} AS supersedes,
+    (SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY p.content_time, p.umo_id), '[]')::text FROM memories p
+      WHERE p.account_id = memories.account_id AND p.superseded_by = memories.umo_id) AS supersedes,
     superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
@@ -65,6 +58,36 @@ export const toStored = (row: MemoryRow): StoredMemory => ({
   metadata: JSON.parse(row.metadata),
   supersedes: JSON.parse(row.supersedes),
   imported_from: row.imported_from === null ? null : JSON.parse(row.imported_from)
+})
+
+/** A row of `memories` as `recalledColumns` reads it. */
+export interface RecalledRow
+  extends Pick<
+    MemoryRow,
+    | "umo_id"
+    | "content"
+    | "summary"
+    | "entities"
+    | "timestamp"
+    | "created_at"
+    | "source"
+    | "user_id"
+    | "agent_id"
+    | "session_id"
+    | "metadata"
+    | "superseded_by"
+  > {}
+
+/** The columns of what search returns of a memory (`RecalledMemory`). */
+export const recalledColumns = (sql: SqlClient.SqlClient) =>
+  sql.unsafe(`umo_id::text AS umo_id, content, summary, entities::text AS entities,
+    ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
+    source, user_id, agent_id, session_id, metadata::text AS metadata, superseded_by::text AS superseded_by`)
+
+export const toRecalled = (row: RecalledRow): RecalledMemory => ({
+  ...row,
+  entities: JSON.parse(row.entities),
+  metadata: JSON.parse(row.metadata)
 })
 
 /** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */

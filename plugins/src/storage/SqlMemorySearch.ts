@@ -16,7 +16,7 @@ import { pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
 import { filterSql } from "./SqlFilter.js"
-import { supersedesOf, vectorText } from "./SqlMemoryRows.js"
+import { vectorText } from "./SqlMemoryRows.js"
 
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
 const k1 = 1.2
@@ -201,12 +201,10 @@ export const makeSearch = (
           timestamp: string
           entities: string
           superseded_by: string | null
-          supersedes: string
           facts: string
         }>`
           SELECT m.umo_id::text AS umo_id, ${sql.literal(isoUtc("m.content_time"))} AS timestamp,
             m.entities::text AS entities, m.superseded_by::text AS superseded_by,
-            ${sql.literal(supersedesOf("m", "p.umo_id"))} AS supersedes,
             (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
               FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts
           FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
@@ -214,7 +212,6 @@ export const makeSearch = (
             rows.map((r) => ({
               ...r,
               entities: JSON.parse(r.entities),
-              supersedes: JSON.parse(r.supersedes),
               facts: JSON.parse(r.facts)
             }))
           ),

@@ -345,6 +345,27 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             const many = yield* store.getMany(account, [id(1), id(2), crypto.randomUUID()])
             expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
             expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
+            // What search returns of a memory: those fields of the whole record, and only those.
+            const recalled = yield* store.getRecalled(account, [id(1), id(2), crypto.randomUUID()])
+            expect([...recalled].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
+              [...many]
+                .sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
+                .map((m) => ({
+                  umo_id: m.umo_id,
+                  content: m.content,
+                  summary: m.summary,
+                  entities: m.entities,
+                  timestamp: m.timestamp,
+                  created_at: m.created_at,
+                  source: m.source,
+                  user_id: m.user_id,
+                  agent_id: m.agent_id,
+                  session_id: m.session_id,
+                  metadata: m.metadata,
+                  superseded_by: m.superseded_by
+                }))
+            )
+            expect(yield* store.getRecalled(yield* newAccount("other"), [id(1)])).toEqual([])
             const facts = yield* search.rankingFacts(account, [id(1), id(2), crypto.randomUUID()])
             expect([...facts].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
               [...many]
@@ -354,7 +375,6 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
                   timestamp: m.timestamp,
                   entities: m.entities,
                   superseded_by: null,
-                  supersedes: [],
                   facts: []
                 }))
             )
