@@ -4,6 +4,7 @@
  * two cores — so on the event loop every embedding would hold up every other request.
  */
 import { workerData } from "piscina"
+import { localTransformers, sessionOptions } from "../support/LocalTransformers.js"
 
 export interface OnnxEmbedderSetup {
   /** Directory holding `<model>/onnx/…` and its tokenizer. */
@@ -23,13 +24,10 @@ type Extractor = (
 ) => Promise<{ tolist: () => Array<Array<number>> }>
 
 const setup = workerData as OnnxEmbedderSetup
-const transformers = await import("@huggingface/transformers")
-// Nothing is fetched: only the local directory is read.
-transformers.env.allowRemoteModels = false
-transformers.env.allowLocalModels = true
-transformers.env.localModelPath = setup.modelsDir
+const transformers = await localTransformers(setup.modelsDir)
 const extract = (await transformers.pipeline("feature-extraction", setup.model, {
-  dtype: setup.precision
+  dtype: setup.precision,
+  session_options: sessionOptions
 })) as unknown as Extractor
 
 /** The texts' vectors, unit length, in order; no texts is a warm-up call (the model is loaded). */

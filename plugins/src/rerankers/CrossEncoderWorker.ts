@@ -3,6 +3,7 @@
  * model synchronously on the thread that calls it, which must not be the event loop.
  */
 import { workerData } from "piscina"
+import { localTransformers, sessionOptions } from "../support/LocalTransformers.js"
 
 export interface CrossEncoderSetup {
   /** Directory holding `<model>/onnx/model_int8.onnx`, its config and tokenizer. */
@@ -27,14 +28,11 @@ type Tokenizer = (
 type Model = (inputs: unknown) => Promise<{ logits: Tensor }>
 
 const setup = workerData as CrossEncoderSetup
-const transformers = await import("@huggingface/transformers")
-// Nothing is fetched: only the local directory is read.
-transformers.env.allowRemoteModels = false
-transformers.env.allowLocalModels = true
-transformers.env.localModelPath = setup.modelsDir
+const transformers = await localTransformers(setup.modelsDir)
 const tokenize = (await transformers.AutoTokenizer.from_pretrained(setup.model)) as unknown as Tokenizer
 const model = (await transformers.AutoModelForSequenceClassification.from_pretrained(setup.model, {
-  dtype: "int8"
+  dtype: "int8",
+  session_options: sessionOptions
 })) as unknown as Model
 
 /**

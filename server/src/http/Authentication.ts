@@ -1,5 +1,5 @@
 import { AccountStore, sha256Hex } from "@umo/core"
-import { MemoryAccount, storeFailure } from "@umo/memory"
+import { MemoryAccount, storeFailure, timed } from "@umo/memory"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Authentication, CurrentAccount } from "../api/Authentication.js"
 import { Unauthorized } from "../api/Errors.js"
@@ -22,7 +22,7 @@ export const resolveBearerKey = Effect.gen(function* () {
       }
       if (key.length > 512) return yield* new Unauthorized({ detail: "invalid API key" })
       const keyHash = sha256Hex(key)
-      const found = yield* accounts.findByKeyHash(keyHash).pipe(Effect.catch(storeFailure))
+      const found = yield* accounts.findByKeyHash(keyHash).pipe(Effect.catch(storeFailure), timed("auth"))
       if (Option.isNone(found)) {
         yield* limiter.keyRefused(keyHash)
         return yield* new Unauthorized({ detail: "invalid or revoked API key" })
