@@ -61,22 +61,7 @@ export const toStored = (row: MemoryRow): StoredMemory => ({
 })
 
 /** A row of `memories` as `recalledColumns` reads it. */
-export interface RecalledRow
-  extends Pick<
-    MemoryRow,
-    | "umo_id"
-    | "content"
-    | "summary"
-    | "entities"
-    | "timestamp"
-    | "created_at"
-    | "source"
-    | "user_id"
-    | "agent_id"
-    | "session_id"
-    | "metadata"
-    | "superseded_by"
-  > {}
+export type RecalledRow = Pick<MemoryRow, keyof RecalledMemory>
 
 /** The columns of what search returns of a memory (`RecalledMemory`). */
 export const recalledColumns = (sql: SqlClient.SqlClient) =>
