@@ -166,10 +166,10 @@ export const make = Effect.gen(function* () {
       // A question about how things stand reads more candidates, to find what is current among them.
       const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
-      // What search returns of a memory only for what is returned (or reranked), those read lately
-      // kept (see `RecordCache`); one deleted meanwhile is left out, and so is one that left the selection
-      // meanwhile (superseded, say): the index chose from the selection, and this holds it to it
-      // whatever index answered.
+      // Read only for what is returned (or reranked), and only what a search returns of each
+      // (`getRecalled`), those read lately kept (see `RecordCache`); one deleted meanwhile is left
+      // out, and so is one that left the selection meanwhile (superseded, say): the index chose
+      // from the selection, and this holds it to it whatever index answered.
       const readIds = read.map(([id]) => id)
       const kept = records.current(accountId, readIds, factsById)
       const missing = readIds.filter((id) => !kept.has(id))

@@ -1,6 +1,6 @@
 import type { RankingFacts, RecalledMemory } from "@umo/core"
 
-/** Whole records kept, and the most content they may hold in all (characters). */
+/** Records kept, and the most content they may hold in all (characters). */
 const recordsKept = 5_000
 const contentKept = 16_000_000
 /** A record longer than this (a document) is read each time: it would crowd out hundreds of others. */
