@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Entity } from "../Umo.js"
 import type { StatedFact } from "../Updates.js"
-import type { Selection, StoreError } from "./MemoryStore.js"
+import type { Selection, StoredMemory, StoreError } from "./MemoryStore.js"
 import { traced } from "./Traced.js"
 
 /** A search candidate with the raw signal that found it (cosine similarity or text rank). */
@@ -34,6 +34,27 @@ export interface RankingFacts {
   /** The facts it states (see `Updates`). */
   readonly facts: ReadonlyArray<StatedFact>
 }
+
+/**
+ * What search returns of a memory: what it says, when, where it belongs, what it names and whether
+ * it was replaced — a quarter of the whole record, without the list of what it replaced (one more
+ * lookup per memory); the rest is read by id from the store.
+ */
+export type RecalledMemory = Pick<
+  StoredMemory,
+  | "umo_id"
+  | "content"
+  | "summary"
+  | "entities"
+  | "timestamp"
+  | "created_at"
+  | "source"
+  | "user_id"
+  | "agent_id"
+  | "session_id"
+  | "metadata"
+  | "superseded_by"
+>
 
 /**
  * Finds an account's memories: candidates by vector and by text, and what ranking reads of them.
@@ -77,6 +98,14 @@ export interface MemorySearchShape {
     accountId: string,
     umoIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<RankingFacts>, StoreError>
+  /**
+   * What a search returns of the memories among `umoIds` (unknown ones skipped, in no particular
+   * order), for the few it returns: a search kept in memory holds it for all but long documents.
+   */
+  readonly recalled: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<RecalledMemory>, StoreError>
 }
 
 export class MemorySearch extends Context.Service<MemorySearch, MemorySearchShape>()(

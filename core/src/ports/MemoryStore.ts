@@ -61,27 +61,6 @@ export type StoredMemory = Omit<Umo, "embedding"> & {
   readonly imported_from: ImportedFrom | null
 }
 
-/**
- * What search returns of a memory: what it says, when, where it belongs, what it names and whether
- * it was replaced. Search reads only this of the memories it returns, a quarter of the whole
- * record, without the list of what it replaced (one more lookup per memory); the rest is read by id.
- */
-export type RecalledMemory = Pick<
-  StoredMemory,
-  | "umo_id"
-  | "content"
-  | "summary"
-  | "entities"
-  | "timestamp"
-  | "created_at"
-  | "source"
-  | "user_id"
-  | "agent_id"
-  | "session_id"
-  | "metadata"
-  | "superseded_by"
->
-
 /** Which memories a read takes: those the filter admits, superseded ones only when asked for. */
 export interface Selection {
   /** Default: every memory. */
@@ -217,11 +196,6 @@ export interface MemoryStoreShape {
     accountId: string,
     umoIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<StoredMemory>, StoreError>
-  /** What search returns of the account's memories among `umoIds`, in no particular order; unknown ids are skipped. */
-  readonly getRecalled: (
-    accountId: string,
-    umoIds: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<RecalledMemory>, StoreError>
   /** The memory's chunk vectors in order (empty when the memory does not exist in the account). */
   readonly vectors: (
     accountId: string,

@@ -2,7 +2,6 @@ import {
   anyMemory,
   Embedder,
   MemorySearch,
-  MemoryStore,
   matchesFilter,
   type RecalledMemory,
   Reranker,
@@ -61,7 +60,6 @@ const queryVectorsKept = 1_000
  * scored on every signal (missing ones computed exactly for those ids) and ranked by Ranking.
  */
 export const make = Effect.gen(function* () {
-  const store = yield* MemoryStore
   const index = yield* MemorySearch
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
@@ -167,13 +165,13 @@ export const make = Effect.gen(function* () {
       const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
       // Read only for what is returned (or reranked), and only what a search returns of each
-      // (`getRecalled`), those read lately kept (see `RecordCache`); one deleted meanwhile is left
+      // (`recalled`: the index holds it), those read lately kept (see `RecordCache`); one deleted meanwhile is left
       // out, and so is one that left the selection meanwhile (superseded, say): the index chose
       // from the selection, and this holds it to it whatever index answered.
       const readIds = read.map(([id]) => id)
       const kept = records.current(accountId, readIds, factsById)
       const missing = readIds.filter((id) => !kept.has(id))
-      const fetched = missing.length === 0 ? [] : yield* timed("read")(store.getRecalled(accountId, missing))
+      const fetched = missing.length === 0 ? [] : yield* timed("read")(index.recalled(accountId, missing))
       records.keep(accountId, fetched)
       const byId = new Map(
         [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])

@@ -11,7 +11,8 @@ const key = (accountId: string, umoId: string) => `${accountId}\u001f${umoId}`
 /**
  * What search returned of memories lately (`RecalledMemory`), so the next search that returns them
  * skips the database (a round trip of a few milliseconds, the largest part of a search after its
- * query embedding). Of that, only `superseded_by` changes after a capture, and a memory leaves
+ * query embedding) where the in-process index does not hold them: while it loads, without it
+ * (`UMO_SEARCH_INDEX=false`), and for long documents. Of that, only `superseded_by` changes after a capture, and a memory leaves
  * when it is deleted: a kept record is used only when the search's own view of it — the ranking
  * facts the index read as of this search, deletions and supersessions by other processes
  * included — holds it still, with the same `superseded_by`; otherwise it is read again. Least

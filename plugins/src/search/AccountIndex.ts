@@ -9,6 +9,7 @@ import {
   matchesFilter,
   type Neighbours,
   type RankingFacts,
+  type RecalledMemory,
   type Selection,
   type StatedFact
 } from "@umo/core"
@@ -19,6 +20,9 @@ import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 /** A memory as the index loads it from the store. */
 export interface IndexedRow extends FilterableMemory {
   readonly umo_id: string
+  /** Its content and summary, or null for a long document (see `IndexRows.longestHeld`). */
+  readonly content: string | null
+  readonly summary: string | null
   readonly superseded_by: string | null
   readonly entities: ReadonlyArray<Entity>
   readonly facts: ReadonlyArray<StatedFact>
@@ -32,6 +36,8 @@ export interface IndexedRow extends FilterableMemory {
 interface Entry extends FilterableMemory {
   readonly slot: number
   readonly umo_id: string
+  readonly content: string | null
+  readonly summary: string | null
   superseded_by: string | null
   readonly entities: ReadonlyArray<Entity>
   readonly facts: ReadonlyArray<StatedFact>
@@ -101,6 +107,8 @@ export class AccountIndex {
     const entry: Entry = {
       slot,
       umo_id: row.umo_id,
+      content: row.content,
+      summary: row.summary,
       user_id: row.user_id,
       agent_id: row.agent_id,
       session_id: row.session_id,
@@ -286,6 +294,35 @@ export class AccountIndex {
         facts: entry.facts
       }
     })
+  }
+
+  /**
+   * What a search returns of the memories among `umoIds` that the index holds (`held`), and the
+   * ids of those it holds without their text (`unheld`: long documents, read from the store).
+   */
+  recalled(umoIds: ReadonlyArray<string>): { held: Array<RecalledMemory>; unheld: Array<string> } {
+    const held: Array<RecalledMemory> = []
+    const unheld: Array<string> = []
+    for (const slot of this.slotsOf(umoIds)) {
+      const { content, summary, ...entry } = this.entries[slot]!
+      if (content === null || summary === null) unheld.push(entry.umo_id)
+      else
+        held.push({
+          umo_id: entry.umo_id,
+          content,
+          summary,
+          entities: entry.entities,
+          timestamp: entry.timestamp,
+          created_at: entry.created_at,
+          source: entry.source,
+          user_id: entry.user_id,
+          agent_id: entry.agent_id,
+          session_id: entry.session_id,
+          metadata: entry.metadata,
+          superseded_by: entry.superseded_by
+        })
+    }
+    return { held, unheld }
   }
 
   private top(best: ReadonlyMap<number, number>, limit: number): Array<Candidate> {

@@ -14,6 +14,8 @@ export interface ChainEvent {
 
 interface Row {
   readonly umo_id: string
+  readonly content: string | null
+  readonly summary: string | null
   readonly source: string | null
   readonly user_id: string | null
   readonly agent_id: string | null
@@ -44,12 +46,20 @@ export const decodeVector = (value: Uint8Array | string): Float32Array => {
 }
 
 /**
+ * The most characters of content and summary together that the index holds for a memory: a
+ * search reads a longer one (a document) from the store. A turn of dialogue is a few hundred.
+ */
+export const longestHeld = 4_000
+
+/**
  * What the in-process index reads of the store: the memories of an account a page at a time or
  * by id, with their terms, facts and vectors; the chain's head and the entries after a position;
  * a query's stemmed terms. Reads only; scoped to one account each.
  */
 export const makeIndexRows = (sql: SqlClient.SqlClient) => {
-  const columns = sql.unsafe(`m.umo_id::text AS umo_id, m.source, m.user_id, m.agent_id, m.session_id,
+  const held = `length(m.content) + length(m.summary) <= ${longestHeld}`
+  const columns = sql.unsafe(`m.umo_id::text AS umo_id,
+    CASE WHEN ${held} THEN m.content END AS content, CASE WHEN ${held} THEN m.summary END AS summary, m.source, m.user_id, m.agent_id, m.session_id,
     m.metadata::text AS metadata, m.superseded_by::text AS superseded_by,
     ${isoUtc("m.content_time")} AS timestamp, ${isoUtc("m.created_at")} AS created_at, m.entities::text AS entities,
     (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
@@ -81,6 +91,8 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
       return rows.map(
         (row): IndexedRow => ({
           umo_id: row.umo_id,
+          content: row.content,
+          summary: row.summary,
           source: row.source,
           user_id: row.user_id,
           agent_id: row.agent_id,

@@ -300,6 +300,17 @@ export const make = (
           accountId,
           (index) => Effect.sync(() => index.rankingFacts(umoIds)),
           database.rankingFacts(accountId, umoIds)
+        ),
+      recalled: (accountId, umoIds) =>
+        served(
+          accountId,
+          (index) => {
+            const { held, unheld } = index.recalled(umoIds)
+            return unheld.length === 0
+              ? Effect.succeed(held)
+              : Effect.map(database.recalled(accountId, unheld), (documents) => [...held, ...documents])
+          },
+          database.recalled(accountId, umoIds)
         )
     })
 

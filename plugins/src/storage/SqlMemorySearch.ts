@@ -16,7 +16,7 @@ import { pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
 import { filterSql } from "./SqlFilter.js"
-import { vectorText } from "./SqlMemoryRows.js"
+import { type RecalledRow, recalledColumns, toRecalled, vectorText } from "./SqlMemoryRows.js"
 
 /** BM25 parameters: the usual k1 and b (Robertson and Zaragoza, 2009). */
 const k1 = 1.2
@@ -219,12 +219,22 @@ export const makeSearch = (
         )
 
   // Every call reads the database itself: nothing to bring up to date.
+  const recalled: MemorySearchShape["recalled"] = (accountId, umoIds) =>
+    umoIds.length === 0
+      ? Effect.succeed([])
+      : sql<RecalledRow>`SELECT ${recalledColumns(sql)} FROM memories
+          WHERE account_id = ${accountId} AND ${sql.in("umo_id", umoIds)}`.pipe(
+          Effect.map((rows) => rows.map(toRecalled)),
+          Effect.mapError(storeError("could not read memories"))
+        )
+
   return makeMemorySearch({
     sync: () => Effect.succeed("database"),
     searchVector,
     searchText,
     neighbours,
-    rankingFacts
+    rankingFacts,
+    recalled
   })
 }
 

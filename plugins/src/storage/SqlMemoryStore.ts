@@ -9,14 +9,12 @@ import {
   MemoryStore,
   type MemoryStoreShape,
   makeMemoryStore,
-  type RecalledMemory,
   recordHash,
-  type StoredMemory,
   StoreError,
   type Umo
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
 import { eraseMatching } from "./SqlErasure.js"
@@ -29,9 +27,6 @@ import {
   chunksOf,
   memoryColumns as columnsOf,
   type MemoryRow,
-  type RecalledRow,
-  recalledColumns,
-  toRecalled,
   toStored,
   vectorText
 } from "./SqlMemoryRows.js"
@@ -227,20 +222,13 @@ export const make = Effect.gen(function* () {
       (receipts) => receipts[0]!
     )
 
-  /** The account's rows among `umoIds` with `columns`, each as `parse` makes it. */
-  const readMany =
-    <Row extends object, A>(columns: Statement.Fragment, parse: (row: Row) => A) =>
-    (accountId: string, umoIds: ReadonlyArray<string>) =>
-      umoIds.length === 0
-        ? Effect.succeed([])
-        : reads<Row>`SELECT ${columns} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", umoIds)}`.pipe(
-            Effect.map((rows) => rows.map(parse)),
-            Effect.mapError(storeError("could not read memories"))
-          )
   const getMany: MemoryStoreShape["getMany"] = (accountId, umoIds) =>
-    readMany<MemoryRow, StoredMemory>(readColumns, toStored)(accountId, umoIds)
-  const getRecalled: MemoryStoreShape["getRecalled"] = (accountId, umoIds) =>
-    readMany<RecalledRow, RecalledMemory>(recalledColumns(reads), toRecalled)(accountId, umoIds)
+    umoIds.length === 0
+      ? Effect.succeed([])
+      : reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", umoIds)}`.pipe(
+          Effect.map((rows) => rows.map(toStored)),
+          Effect.mapError(storeError("could not read memories"))
+        )
 
   const get = (accountId: string, umoId: string) =>
     reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
@@ -333,7 +321,6 @@ export const make = Effect.gen(function* () {
     idempotentAnswer,
     get,
     getMany,
-    getRecalled,
     vectors,
     list,
     history,

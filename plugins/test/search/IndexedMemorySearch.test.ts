@@ -84,6 +84,8 @@ const sameAnswers = (
       database.rankingFacts(account, ids)
     ])
     expect(byId(g)).toEqual(byId(h))
+    const [i, j] = yield* Effect.all([indexed.recalled(account, ids), database.recalled(account, ids)])
+    expect(byId(i)).toEqual(byId(j))
   })
 
 const step = fc.oneof(
@@ -237,6 +239,28 @@ describe("IndexedMemorySearch", () => {
         })
     )
 
+    it.effect("holds what a search returns of a memory, and reads a long document's from the store", () =>
+      Effect.gen(function* () {
+        const store = yield* MemoryStore
+        const search = yield* MemorySearch
+        const index = yield* SearchIndex
+        const database = makeSearch(yield* SqlClient.SqlClient, pool[0]!.embedding.dimensions)
+        const account = yield* newAccount("recalled")
+        const turn = recapture(pool[1]!)
+        // Longer than the index holds (IndexRows.longestHeld): its text stays in the store.
+        const document = { ...recapture(pool[2]!), content: "A page of the manual. ".repeat(250) }
+        yield* store.insertMany(account, [write(turn), write(document)])
+        yield* index.ready(account)
+        expect(yield* search.sync(account)).toBe("index")
+        const ids = [turn.umo_id, document.umo_id, crypto.randomUUID()]
+        const found = byId(yield* search.recalled(account, ids))
+        expect(found.map((m) => [m.umo_id, m.content])).toEqual(
+          byId([turn, document]).map((m) => [m.umo_id, m.content])
+        )
+        expect(found).toEqual(byId(yield* database.recalled(account, ids)))
+      })
+    )
+
     it.effect("keeps a search's account apart: another account's index never answers for it", () =>
       Effect.gen(function* () {
         const store = yield* MemoryStore
@@ -250,6 +274,7 @@ describe("IndexedMemorySearch", () => {
         expect(yield* search.searchVector(bob, secret.embedding.chunks[0]!.vector, { limit: 5 })).toEqual([])
         expect(yield* search.searchText(bob, secret.content, { limit: 5 })).toEqual([])
         expect(yield* search.rankingFacts(bob, [secret.umo_id])).toEqual([])
+        expect(yield* search.recalled(bob, [secret.umo_id])).toEqual([])
         expect(yield* search.neighbours(bob, [secret.umo_id], {})).toEqual([])
         expect(
           (yield* search.searchVector(alice, secret.embedding.chunks[0]!.vector, { limit: 5 }))[0]?.umo_id

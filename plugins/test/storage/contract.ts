@@ -346,7 +346,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
             expect(many.map((m) => m.umo_id).sort()).toEqual([id(1), id(2)].sort())
             expect(yield* store.getMany(yield* newAccount("other"), [id(1)])).toEqual([])
             // What search returns of a memory: those fields of the whole record, and only those.
-            const recalled = yield* store.getRecalled(account, [id(1), id(2), crypto.randomUUID()])
+            const recalled = yield* search.recalled(account, [id(1), id(2), crypto.randomUUID()])
             expect([...recalled].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
               [...many]
                 .sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))
@@ -365,7 +365,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
                   superseded_by: m.superseded_by
                 }))
             )
-            expect(yield* store.getRecalled(yield* newAccount("other"), [id(1)])).toEqual([])
+            expect(yield* search.recalled(yield* newAccount("other"), [id(1)])).toEqual([])
             const facts = yield* search.rankingFacts(account, [id(1), id(2), crypto.randomUUID()])
             expect([...facts].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))).toEqual(
               [...many]
