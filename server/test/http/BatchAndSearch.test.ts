@@ -95,6 +95,7 @@ describe("batch and search", () => {
         const names = metrics.map((m) => m.split(";")[0])
         expect(names[0]).toBe("app")
         expect(names.slice(1).sort()).toEqual([
+          "auth",
           "context",
           "embed",
           "entities",
