@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { APIError, type Proof, type SigningKeySet, UMOClient, verifyProof, verifyReceipt } from "@umo/client"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { scratchDatabase } from "../../plugins/test/storage/ScratchDatabase.js"
 import { auditChains } from "./support/Chains.js"
 import { pool } from "./support/Pool.js"
@@ -19,6 +19,20 @@ const root = join(import.meta.dirname, "..", "..")
 const accounts = ["replica-a", "replica-b", "replica-c"]
 const keys = Object.fromEntries(accounts.map((name) => [`umo_${name}-${"0".repeat(30)}`.slice(0, 44), name]))
 const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString()
+
+/** On a failure, what the servers warned of (a 503's cause is in its warning line, not in the answer). */
+const printWarnings = (servers: ReadonlyArray<LiveServer>) =>
+  onTestFailed(() => {
+    for (const [i, server] of servers.entries()) {
+      const warned = server
+        .output()
+        .split("\n")
+        .filter((line) => /WARN|ERROR|Error|error/.test(line))
+      console.log(
+        `server ${i}: ${warned.length} warning lines, the last 40:\n${warned.slice(-40).join("\n")}`
+      )
+    }
+  })
 
 const sound = (proof: Proof) => proof.valid && proof.hashChainValid && !proof.chainTampered
 
@@ -45,7 +59,7 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
   beforeAll(async () => {
     await scratch.create()
     const env = { DATABASE_URL: scratch.url, UMO_SIGNING_KEY: pem, UMO_EMBEDDER: "use-lite" }
-    servers.push(...(await Promise.all([0, 1].map(() => startServer(root, keys, env)))))
+    servers.push(...(await Promise.all([0, 1].map(() => startServer(root, keys, env, { keepOutput: true })))))
   }, 240_000)
 
   afterAll(async () => {
@@ -54,6 +68,7 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
   }, 60_000)
 
   it("keeps counts, proofs and chains right under 500 concurrent captures and deletes", async () => {
+    printWarnings(servers)
     const keyList = Object.keys(keys)
     // Client (account a, process p): each account is written through both processes.
     const client = (a: number, p: number) =>
@@ -113,6 +128,7 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
   }, 600_000)
 
   it("rotates the signing key under both: a replica still holding the old key refuses to sign, and every old and new proof stays valid", async () => {
+    printWarnings(servers)
     const keyList = Object.keys(keys)
     const client = (a: number, p: number) =>
       new UMOClient({ baseUrl: servers[p]!.baseUrl, apiKey: keyList[a]!, maxRetries: 0, timeoutMs: 120_000 })
@@ -144,7 +160,9 @@ describe.runIf(url)("two server processes on one PostgreSQL", () => {
         UMO_SIGNING_KEY: readFileSync(next, "utf8"),
         UMO_EMBEDDER: "use-lite"
       }
-      servers.push(...(await Promise.all([0, 1].map(() => startServer(root, keys, env)))))
+      servers.push(
+        ...(await Promise.all([0, 1].map(() => startServer(root, keys, env, { keepOutput: true }))))
+      )
       const fresh = await client(0, 1).signingKeys()
       expect(fresh.keys.map((k) => k.kid)).toEqual([expect.any(String), pinned.keys[0]!.kid])
       const jobs = Array.from({ length: 90 }, (_, i) => async () => {

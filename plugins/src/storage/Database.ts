@@ -34,12 +34,33 @@ export class DatabaseRefused extends Schema.Error<DatabaseRefused>("DatabaseRefu
 const severalHosts = (url: string) => /^postgres(?:ql)?:\/\/(?:[^@/]*@)?[^/?#]*,/.test(url)
 
 /**
+ * How long a new session may take to connect and authenticate, unless the URL says
+ * (`connect_timeout`). The client's own 5 s is timed on this process's event loop, which a burst
+ * of captures can hold for seconds on a loaded machine (an embedder or the fact finder on the main
+ * thread): the timer then fires before the server's waiting answer is read, and a healthy database
+ * was called unavailable (503s in the replica test, under CI). libpq waits indefinitely by default.
+ */
+const defaultConnectTimeout = "15 seconds"
+
+const namesConnectTimeout = (url: string) => {
+  try {
+    return new URL(url).searchParams.has("connect_timeout")
+  } catch {
+    return false
+  }
+}
+
+/**
  * The primary's client. A URL naming several servers connects each new session to the one that
  * accepts writes, found again once a connection to it fails (see `primaryLocator`): after a
  * standby is promoted, the pool's new sessions reach it, with no restart.
  */
 const primaryClient = (url: string) => {
-  if (!severalHosts(url)) return PgClient.layer({ url: Redacted.make(url) })
+  if (!severalHosts(url))
+    return PgClient.layer({
+      url: Redacted.make(url),
+      ...(namesConnectTimeout(url) ? {} : { connectTimeout: defaultConnectTimeout })
+    })
   return Layer.unwrap(
     Effect.try({
       try: () => parsePostgresUrl(url),
@@ -55,9 +76,10 @@ const primaryClient = (url: string) => {
           username: target.username,
           password: target.password === undefined ? undefined : Redacted.make(target.password),
           database: target.database,
-          ...(target.connectTimeoutSeconds === undefined
-            ? {}
-            : { connectTimeout: `${target.connectTimeoutSeconds} seconds` as const }),
+          connectTimeout:
+            target.connectTimeoutSeconds === undefined
+              ? defaultConnectTimeout
+              : (`${target.connectTimeoutSeconds} seconds` as const),
           ...(target.applicationName === undefined ? {} : { applicationName: target.applicationName })
         })
       })
