@@ -1,6 +1,7 @@
 import { AccountStore, sha256Hex } from "@umo/core"
 import { MemoryAccount, storeFailure, timed } from "@umo/memory"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Fiber, Layer, Option, Redacted } from "effect"
+import type { HttpApiEndpoint } from "effect/http-api"
 import { Authentication, CurrentAccount } from "../api/Authentication.js"
 import { Unauthorized } from "../api/Errors.js"
 import { RateLimiter } from "./RateLimiter.js"
@@ -32,19 +33,55 @@ export const resolveBearerKey = Effect.gen(function* () {
     })
 })
 
-/** The API's bearer authentication: the key's account is the one every call acts for. */
+/** Keys accepted lately, and what they resolved to, kept (the least recently used go first). */
+const acceptedKept = 10_000
+
+/** Whether a call only reads: every GET, and search. */
+const onlyReads = (endpoint: HttpApiEndpoint.Top) =>
+  endpoint.method === "GET" || endpoint.identifier === "query" || endpoint.identifier === "search"
+
+/**
+ * The API's bearer authentication: the key's account is the one every call acts for. Every call
+ * looks its key up; a call that only reads, with a key accepted lately, starts meanwhile (the
+ * lookup is a database round trip, a search's largest cost after its embedding), and answers only
+ * once the key is found still active — a revoked key gets its 401, never the call's answer or
+ * error, and its work is dropped. A call that writes waits for the lookup.
+ */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const resolve = yield* resolveBearerKey
+    const accepted = new Map<string, CurrentAccount["Service"]>()
+    const checked = (key: string) => {
+      const keyHash = sha256Hex(key.trim())
+      return resolve(key).pipe(
+        Effect.tap((found) =>
+          Effect.sync(() => {
+            accepted.delete(keyHash)
+            accepted.set(keyHash, found)
+            if (accepted.size > acceptedKept) accepted.delete(accepted.keys().next().value!)
+          })
+        ),
+        Effect.tapError(() => Effect.sync(() => accepted.delete(keyHash)))
+      )
+    }
     return Authentication.of({
-      bearer: (httpEffect, { credential }) =>
-        Effect.flatMap(resolve(Redacted.value(credential)), (found) =>
+      bearer: (httpEffect, { credential, endpoint }) => {
+        const key = Redacted.value(credential)
+        const actingFor = (found: CurrentAccount["Service"]) =>
           httpEffect.pipe(
             Effect.provideService(CurrentAccount, found),
             Effect.provideService(MemoryAccount, found.account)
           )
-        )
+        const known = onlyReads(endpoint) ? accepted.get(sha256Hex(key.trim())) : undefined
+        if (known === undefined) return Effect.flatMap(checked(key), actingFor)
+        return Effect.gen(function* () {
+          const call = yield* Effect.forkChild(actingFor(known), { startImmediately: true })
+          // A refused key fails here, and the call is stopped.
+          yield* checked(key).pipe(Effect.onError(() => Fiber.interrupt(call)))
+          return yield* Fiber.join(call)
+        })
+      }
     })
   })
 )

@@ -204,10 +204,21 @@ describe("memories", () => {
         yield* accounts.addKey(account_id, "revoke_me", sha256Hex(key))
         const client = yield* clientFor(key)
         expect((yield* client.account.status()).data.account.name).toBe("revoked")
+        expect((yield* client.memories.query({ payload: { query: "anything" } })).data.results).toEqual([])
         expect(yield* accounts.revokeKey("revoke_me")).toBe(true)
-        expect(yield* Effect.flip(client.account.status())).toMatchObject({
-          detail: expect.stringContaining("revoked")
-        })
+        // Reads start while the key is looked up again (it was accepted lately), writes wait for
+        // it: either way the answer is the 401, never the call's own answer or error (a 404 here).
+        const refused = { detail: expect.stringContaining("revoked") }
+        expect(yield* Effect.flip(client.account.status())).toMatchObject(refused)
+        expect(yield* Effect.flip(client.memories.query({ payload: { query: "anything" } }))).toMatchObject(
+          refused
+        )
+        expect(
+          yield* Effect.flip(client.memories.get({ params: { id: crypto.randomUUID() } }))
+        ).toMatchObject(refused)
+        expect(
+          yield* Effect.flip(client.memories.process({ headers: {}, payload: { content: "still here?" } }))
+        ).toMatchObject(refused)
       })
     )
 
