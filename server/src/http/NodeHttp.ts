@@ -1,4 +1,4 @@
-import { createServer, type Server, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 
 /**
@@ -24,16 +24,27 @@ const reasons: Record<string, readonly [number, string]> = {
 /** Connections already answered and closing: a later parse error on them gets no second answer. */
 const answered = new WeakSet<Duplex>()
 
+/** Each connection's latest request and its response: whose bytes a parse error may be in. */
+const latest = new WeakMap<Duplex, { readonly request: IncomingMessage; readonly response: ServerResponse }>()
+
 /**
  * Node answers a request it cannot parse (or one too slow) with a bare status line; this answers
- * with the API's `{detail}` instead, then closes the connection.
+ * with the API's `{detail}` instead, then closes the connection. A parse error in the rest of a
+ * body the app already answered (a 401 before reading a large upload, say) gets no answer: the
+ * client has read one for that request and may be waiting on the connection for its next, and
+ * bytes written now would be read as that one's (the fuzz test saw a HEAD answered with a body).
  */
 const answerClientError = (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
-  if (!socket.writable || answered.has(socket)) return socket.destroy()
+  const inBody = latest.get(socket)
+  const bodyOfLatest = inBody !== undefined && !inBody.request.complete
+  if (!socket.writable || answered.has(socket) || (bodyOfLatest && inBody.response.headersSent))
+    return socket.destroy()
   const [status, detail] = reasons[error.code ?? ""] ?? [400, "the request is not valid HTTP"]
   const body = JSON.stringify({ detail })
   // A response to HEAD has no body, even when the rest of the request was broken.
-  const head = error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "
+  const head = bodyOfLatest
+    ? inBody.request.method === "HEAD"
+    : error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${head ? "" : body}`
@@ -56,6 +67,7 @@ export const createUmoServer = (given: Partial<HttpLimits> = {}): Server => {
     // How often those timeouts are checked (Node's default, 30 s, would let them run 50 s).
     connectionsCheckingInterval: 1_000
   })
+  server.on("request", (request, response) => latest.set(request.socket, { request, response }))
   server.on("clientError", answerClientError)
   // An `Expect` other than 100-continue: Node would answer 417 with no body.
   server.on("checkExpectation", (request, response) => {

@@ -39,12 +39,18 @@ afterAll(async () => {
   await stop()
 })
 
-/** Sends exactly what was generated (node:http, so bodies and headers are not cleaned up). */
+/**
+ * Sends exactly what was generated (node:http, so bodies and headers are not cleaned up), each on
+ * a connection of its own: a request whose framing is broken leaves its connection in a state no
+ * client should reuse (the server may still be reading what it sent after answering it), and on a
+ * shared one the next request was read the answer to the broken bytes (a HEAD given a body).
+ */
 const send = (fuzzed: Fuzzed) =>
   new Promise<Answer>((resolve, reject) => {
     const url = new URL(baseUrl)
     const req = httpRequest(
       {
+        agent: false,
         host: "127.0.0.1",
         port: url.port,
         method: fuzzed.method,

@@ -65,6 +65,25 @@ describe("the HTTP server's limits", () => {
     expect(answer).toMatchObject({ status: 417, body: { detail: expect.stringContaining("teapot") } })
   })
 
+  it("gives a body broken after its request was answered no second answer", async () => {
+    // The request is answered at its headers (as the API answers a 401 before reading a body);
+    // the chunked body breaks later. A second answer would be read as that of the client's next
+    // request on the connection.
+    const text = await new Promise<string>((resolve, reject) => {
+      let received = ""
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        socket.once("data", () => socket.write("zz\r\nbroken\r\n0\r\n\r\n"))
+      })
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString("utf8")
+      })
+      socket.on("error", reject)
+      socket.on("close", () => resolve(received))
+    })
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 200"])
+  })
+
   it(
     "answers a client that stops sending its headers with 408 {detail} once the headers time out",
     async () => {
