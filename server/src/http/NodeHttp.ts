@@ -35,15 +35,16 @@ const latest = new WeakMap<Duplex, { readonly request: IncomingMessage; readonly
  * bytes written now would be read as that one's (the fuzz test saw a HEAD answered with a body).
  */
 const answerClientError = (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
-  const inBody = latest.get(socket)
-  const bodyOfLatest = inBody !== undefined && !inBody.request.complete
-  if (!socket.writable || answered.has(socket) || (bodyOfLatest && inBody.response.headersSent))
+  // Whether the broken bytes are the rest of the latest request's body (it has not ended).
+  const last = latest.get(socket)
+  const inLastBody = last !== undefined && !last.request.complete
+  if (!socket.writable || answered.has(socket) || (inLastBody && last.response.headersSent))
     return socket.destroy()
   const [status, detail] = reasons[error.code ?? ""] ?? [400, "the request is not valid HTTP"]
   const body = JSON.stringify({ detail })
   // A response to HEAD has no body, even when the rest of the request was broken.
-  const head = bodyOfLatest
-    ? inBody.request.method === "HEAD"
+  const head = inLastBody
+    ? last.request.method === "HEAD"
     : error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD "
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
