@@ -5,6 +5,7 @@
  */
 import { workerData } from "piscina"
 import { localTransformers, sessionOptions } from "../support/LocalTransformers.js"
+import type { EmbedTask } from "./EmbedderThread.js"
 
 export interface OnnxEmbedderSetup {
   /** Directory holding `<model>/onnx/…` and its tokenizer. */
@@ -12,10 +13,6 @@ export interface OnnxEmbedderSetup {
   readonly model: string
   readonly precision: "int8" | "fp32"
   readonly pooling: "mean" | "cls"
-}
-
-export interface EmbedTask {
-  readonly texts: ReadonlyArray<string>
 }
 
 type Extractor = (

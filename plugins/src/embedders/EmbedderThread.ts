@@ -1,0 +1,53 @@
+import { EmbedderError } from "@umo/core"
+import { Effect } from "effect"
+import { workerPool } from "../support/WorkerPool.js"
+
+/** What an embedder's worker module is given to embed: no texts is a warm-up call (the model is loaded). */
+export interface EmbedTask {
+  readonly texts: ReadonlyArray<string>
+}
+
+/** An embedding model running on a thread of its own (see `embedderThread`). */
+export interface EmbedderThread {
+  /** Succeeds once the model has loaded on its thread; fails, every time, when it could not. */
+  readonly loaded: Effect.Effect<void, EmbedderError>
+  /** The texts' vectors, in order, once the model has loaded. */
+  readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<Array<Array<number>>, EmbedderError>
+}
+
+/**
+ * Runs the embedder worker module `name` (beside `base`, the caller's `import.meta.url`; its
+ * default export answers an `EmbedTask`) on one thread that lives as long as the scope. A model's
+ * inference is synchronous, CPU-bound work of 10 ms to over a second: on the event loop it would
+ * hold up every other request, `/health` and database time-outs included. The thread loads its
+ * model at once, in the background; calls wait for it. One thread: the model's runtime already
+ * spreads a call over the cores, and concurrent calls queue for it.
+ */
+export const embedderThread = (base: string, name: string, model: string, workerData: unknown) =>
+  Effect.gen(function* () {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => workerPool(base, name, { minThreads: 1, maxThreads: 1, workerData })),
+      (pool) => Effect.promise(() => pool.destroy())
+    )
+    const run = (task: EmbedTask, signal?: AbortSignal) =>
+      pool.run(task, signal ? { signal } : {}) as Promise<Array<Array<number>>>
+    const loading = run({ texts: [] })
+    loading.catch(() => undefined)
+    const loaded = Effect.asVoid(
+      Effect.tryPromise({
+        try: () => loading,
+        catch: (cause) =>
+          new EmbedderError({ reason: "ModelUnavailable", model, detail: String(cause), cause })
+      })
+    )
+    const embed = (texts: ReadonlyArray<string>) =>
+      Effect.andThen(
+        loaded,
+        Effect.tryPromise({
+          try: (signal) => run({ texts }, signal),
+          catch: (cause) =>
+            new EmbedderError({ reason: "InferenceFailed", model, detail: String(cause), cause })
+        })
+      )
+    return { loaded, embed } satisfies EmbedderThread
+  })
