@@ -116,12 +116,25 @@ export class VectorSet {
 
   /** Cosine similarity of a chunk to a query whose squared norm is `queryNorm`. */
   similarity(query: Float32Array, queryNorm: number, slot: number): number {
-    const base = slot * this.dims
+    const dims = this.dims
+    const base = slot * dims
     const data = this.data
-    let dot = 0
-    for (let i = 0; i < this.dims; i++) dot += query[i]! * data[base + i]!
+    // Four sums at once: a search scores a few hundred chunks after its embedding, and one running
+    // sum makes each step wait for the last (twice the time here at 768 dimensions).
+    let d0 = 0
+    let d1 = 0
+    let d2 = 0
+    let d3 = 0
+    let i = 0
+    for (; i + 3 < dims; i += 4) {
+      d0 += query[i]! * data[base + i]!
+      d1 += query[i + 1]! * data[base + i + 1]!
+      d2 += query[i + 2]! * data[base + i + 2]!
+      d3 += query[i + 3]! * data[base + i + 3]!
+    }
+    for (; i < dims; i++) d0 += query[i]! * data[base + i]!
     const norms = queryNorm * this.norms[slot]!
-    return norms === 0 ? 0 : dot / Math.sqrt(norms)
+    return norms === 0 ? 0 : (d0 + d1 + (d2 + d3)) / Math.sqrt(norms)
   }
 
   /**
