@@ -12,6 +12,7 @@ import { findEntities } from "../nlp/Entities.js"
 import { isNameWord } from "../nlp/FactValues.js"
 import { splitSentences } from "../nlp/Normalize.js"
 import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
+import { placeOfAskedKind } from "./AskedPlace.js"
 import { citationOf, nothingToGoOn } from "./Citations.js"
 import { factAnswer } from "./FactAnswer.js"
 import { asksAboutThePast, questionType, wantedEntityTypes } from "./QuestionType.js"
@@ -127,10 +128,13 @@ const shortAnswer = (type: QuestionType, candidate: Candidate, question: string)
   const count = type === "quantity" ? countIn(text) : undefined
   if (count && (!entity || entity.type === "DURATION" || /^\d{4}$/.test(entity.text)))
     return { text: count, sureness: 0.9 }
-  if (entity) return { text: entity.text, sureness: 1 }
+  // "Which city…?" of a sentence naming a neighbourhood and its city: the city (see `AskedPlace`).
+  const ofKind = (place: string) =>
+    (type === "location" ? placeOfAskedKind(question, text, place) : undefined) ?? place
+  if (entity) return { text: ofKind(entity.text), sureness: 1 }
   // A name no tagger knows ("Shopify", "Leeds") answers "who" and "where" too.
   const name = nameIn(type, text, asked)
-  if (name) return { text: name, sureness: 0.8 }
+  if (name) return { text: ofKind(name), sureness: 0.8 }
   return span ? { text: span.text, sureness: wanted.length > 0 ? 0.5 : 0.8, quoted: "instead" } : undefined
 }
 

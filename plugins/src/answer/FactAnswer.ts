@@ -25,6 +25,7 @@ import {
 } from "@umo/core"
 import { type AskedFacts, answersAsked, askedFacts } from "../nlp/FactQuestions.js"
 import { type Fact, statedFacts } from "../nlp/Facts.js"
+import { placeOfAskedKind } from "./AskedPlace.js"
 import { citationOf } from "./Citations.js"
 import { asksAboutThePast } from "./QuestionType.js"
 
@@ -214,8 +215,13 @@ export const factAnswer = (request: AnswerRequest, type: QuestionType): Answer |
   const citations = [...new Map(distinct.map((h) => [h.context.index, h.context])).values()]
     .sort((a, b) => a.index - b.index)
     .map((context) => citationOf(context, context.content))
+  // "Which city…?" of a home written as its neighbourhood: the city the memory names (see `AskedPlace`).
+  const said = (h: Held) =>
+    (h.fact.attribute === "residence"
+      ? placeOfAskedKind(request.question, h.context.content, h.fact.written)
+      : undefined) ?? h.fact.written
   return {
-    answer: joined(distinct.map((h) => `${h.fact.written} [${h.context.index}]`)),
+    answer: joined(distinct.map((h) => `${said(h)} [${h.context.index}]`)),
     citations,
     confidence: Math.round(Math.min(1, 0.5 + 0.5 * Math.max(0, distinct[0]!.context.similarity)) * 1e4) / 1e4,
     method: "extractive",

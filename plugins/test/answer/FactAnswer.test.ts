@@ -156,3 +156,14 @@ describe("answers from stated facts", () => {
     )
   })
 })
+
+describe("the kind of place asked for", () => {
+  it("answers a question for a city with the city, where the home is written as its neighbourhood", () => {
+    const memories = [
+      ["We moved into a flat in Kilimani last week. Nairobi gets THIS cold in July!", 30],
+      ["Six years living in Lagos and the traffic still humbles me daily", 1, true]
+    ] as const
+    expect(ask("Which city does Amara live in now?", memories).answer).toBe("Nairobi [1]")
+    expect(ask("Where does Amara live now?", memories).answer).toBe("Kilimani [1]")
+  })
+})
