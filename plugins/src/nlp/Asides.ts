@@ -17,6 +17,23 @@ const visit =
   /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|(?:flying|fly|flights?|heading|jetting) (?:out |off |back )?(?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
 const home = /\b(?:moved|move|relocat\w*|live|lives|living|home|flat|apartment|house|lease|keys|settled)\b/i
 
+/**
+ * Whose news a sentence is when it is not the writer's: the words naming them, as it opens with
+ * them ("My sister Ana just got engaged": "sister ana"; "Neighbour's spaniel had puppies":
+ * "neighbour"), none for a pronoun ("She moved"); undefined when it is the writer's own.
+ */
+export const othersNews = (sentence: string): ReadonlyArray<string> | undefined => {
+  const owner = /^[\p{Extended_Pictographic}\s]*(\p{L}[\p{L}-]*)['’]s\s/u.exec(sentence)?.[1]
+  if (owner !== undefined && !/^(?:it|that|there|he|she|what|who|here)$/i.test(owner))
+    return [owner.toLowerCase()]
+  const { subject, lead } = leadingSubject(sentence)
+  if (subject === "self") return undefined
+  return (lead ?? "")
+    .toLowerCase()
+    .split(/[^\p{L}'’-]+/u)
+    .filter((w) => w.length > 1 && !/^(?:my|our|his|her|their|he|she|they)$/.test(w))
+}
+
 /** Whether the memory is a question, a wish or condition, someone else's news, or a visit. */
 export const isAside = (text: string): boolean => {
   const first = opening(text)
@@ -26,12 +43,6 @@ export const isAside = (text: string): boolean => {
   )
     return true
   if (hypothetical.test(first)) return true
-  // "Neighbour's spaniel had puppies", "Friend's Labrador stayed with us": someone else's first.
-  if (
-    /^[\p{Extended_Pictographic}\s]*\p{L}[\p{L}-]*['’]s\s/u.test(first) &&
-    !/^(?:it|that|there|he|she|what|who|here)['’]s\s/i.test(first)
-  )
-    return true
-  if (leadingSubject(first).subject !== "self") return true
+  if (othersNews(first) !== undefined) return true
   return visit.test(text) && !home.test(text)
 }

@@ -122,15 +122,24 @@ const LEAD = new RegExp(
 /** The clause's subject, and where the name it opens with ends (a value may be that name instead). */
 export const leadingSubject = (
   clause: string
-): { readonly subject: string | undefined; readonly nameEnd: number } => {
+): { readonly subject: string | undefined; readonly nameEnd: number; readonly lead?: string } => {
   const lead = LEAD.exec(clause)
   const groups = lead?.groups
-  if (groups?.["pronoun"] !== undefined) return { subject: undefined, nameEnd: 0 }
+  if (groups?.["pronoun"] !== undefined) return { subject: undefined, nameEnd: 0, lead: groups["pronoun"] }
   if (groups?.["rel"] !== undefined)
-    return { subject: subjectOf(`my ${groups["rel"].replace(/^(?:my|our)\s+/i, "")}`), nameEnd: 0 }
-  if (groups?.["other"] !== undefined) return { subject: groups["other"].toLowerCase(), nameEnd: 0 }
+    return {
+      subject: subjectOf(`my ${groups["rel"].replace(/^(?:my|our)\s+/i, "")}`),
+      nameEnd: 0,
+      lead: groups["rel"]
+    }
+  if (groups?.["other"] !== undefined)
+    return { subject: groups["other"].toLowerCase(), nameEnd: 0, lead: groups["other"] }
   if (groups?.["name"] !== undefined)
-    return { subject: subjectOf(groups["name"]) ?? "self", nameEnd: lead!.indices!.groups!["name"]![1] }
+    return {
+      subject: subjectOf(groups["name"]) ?? "self",
+      nameEnd: lead!.indices!.groups!["name"]![1],
+      lead: groups["name"]
+    }
   return { subject: "self", nameEnd: 0 }
 }
 

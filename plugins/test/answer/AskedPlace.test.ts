@@ -19,7 +19,11 @@ describe("placeOfAskedKind", () => {
 
   it("never answers with a city left, nor guesses between two", () => {
     expect(
-      placeOfAskedKind("Which city does he live in now?", "Moved from Nairobi to Kilimani last month", "Kilimani")
+      placeOfAskedKind(
+        "Which city does he live in now?",
+        "Moved from Nairobi to Kilimani last month",
+        "Kilimani"
+      )
     ).toBe(undefined)
     expect(
       placeOfAskedKind(
@@ -32,7 +36,11 @@ describe("placeOfAskedKind", () => {
 
   it("answers a question for a country with the country named", () => {
     expect(
-      placeOfAskedKind("Which country does she live in?", "Our flat in Kilimani, Kenya is freezing", "Kilimani")
+      placeOfAskedKind(
+        "Which country does she live in?",
+        "Our flat in Kilimani, Kenya is freezing",
+        "Kilimani"
+      )
     ).toBe("Kenya")
   })
 })

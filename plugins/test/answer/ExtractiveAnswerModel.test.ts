@@ -136,6 +136,24 @@ describe("the extractive answer model", () => {
     expect(answer.answer).toBe("My garden has tomatoes and basil. [1]")
   })
 
+  it("answers a question about the writer from their own news, not from someone else's", () => {
+    const contexts = [
+      context(1, "My wife's favourite band is ABBA, which explains a lot about our road trips"),
+      context(2, "Can't stop playing Kino lately, best band ever")
+    ]
+    const own = ExtractiveAnswerModel.answer({
+      question: "What's Dmitri's favourite band these days?",
+      contexts
+    })
+    expect(own.citations.map((c) => c.index)).toEqual([2])
+    // Named by the question, their news answers it.
+    const hers = ExtractiveAnswerModel.answer({
+      question: "What is the favourite band of Dmitri's wife?",
+      contexts
+    })
+    expect(hers.citations.map((c) => c.index)).toEqual([1])
+  })
+
   it("answers no_context when no sentence shares anything with the question", () => {
     const answer = ExtractiveAnswerModel.answer({
       question: "Where is the zebra?",

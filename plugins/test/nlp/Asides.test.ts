@@ -1,5 +1,6 @@
 import { isAside } from "@umo/plugins/nlp"
 import { describe, expect, it } from "vitest"
+import { othersNews } from "../../src/nlp/Asides.js"
 
 describe("isAside", () => {
   it("takes questions, wishes, conditions, someone else's news and visits for asides", () => {
@@ -34,5 +35,19 @@ describe("isAside", () => {
       "Flying home to Lima for good, the lease there starts Monday"
     ])
       expect(isAside(text), text).toBe(false)
+  })
+})
+
+describe("othersNews", () => {
+  it("names whose news a sentence is, when it is not the writer's", () => {
+    expect(othersNews("My sister Ana just got engaged to her boyfriend of 6 years!!")).toEqual([
+      "sister",
+      "ana"
+    ])
+    expect(othersNews("Neighbour's spaniel had puppies, eight of them!")).toEqual(["neighbour"])
+    expect(othersNews("She got the job at Spotify!")).toEqual([])
+    expect(othersNews("Sione met my parents today and my dad laughed at his jokes")).toBe(undefined)
+    expect(othersNews("It's been a year in Lisbon and I'm not going back")).toBe(undefined)
+    expect(othersNews("Finished the beadwork for my cousin's regalia")).toBe(undefined)
   })
 })
