@@ -1,6 +1,6 @@
 import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
 import { asksAboutThePast, questionType } from "@umo/plugins/answer"
-import { type AskedFacts, answersAsked, askedFacts, isAside } from "@umo/plugins/nlp"
+import { type AskedFacts, answersAsked, askedFacts, isAside, othersNewsUnasked } from "@umo/plugins/nlp"
 import { slotParts } from "../capture/Updates.js"
 
 /** A score just below another: what "ranks below it" means once scores are compared. */
@@ -168,6 +168,40 @@ export const currencyDepth = 8
 const nearness = { floor: 0.12, ofBest: 0.55 }
 
 /**
+ * Among the best candidates for a question about how the writer's life stands, those that open
+ * with someone else's news the question does not name ("My cousin Abdi is moving from
+ * Minneapolis" for "Which city does Yusuf live in now?") go just below the writer's own, in their
+ * order. When all of them are someone else's, the order stays.
+ */
+const ownNewsFirst = (
+  ranked: ReadonlyArray<readonly [string, number]>,
+  records: ReadonlyMap<string, Candidate>,
+  question: string
+): ReadonlyArray<readonly [string, number]> => {
+  const top = ranked.slice(0, currencyDepth)
+  const others = new Set(
+    top
+      .filter(([id]) => {
+        const record = records.get(id)
+        return record !== undefined && othersNewsUnasked(record.content, question)
+      })
+      .map(([id]) => id)
+  )
+  const own = top.filter(([id]) => !others.has(id))
+  if (others.size === 0 || own.length === 0) return ranked
+  let floor = own.at(-1)![1]
+  const moved = new Map<string, number>()
+  for (const [id] of top)
+    if (others.has(id)) {
+      floor = justBelow(floor)
+      moved.set(id, floor)
+    }
+  return ranked
+    .map(([id, score]) => [id, moved.get(id) ?? score] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+}
+
+/**
  * For a question about how things stand (now, or before), when the fact rules may not know how a
  * memory words it ("Nobody warned me Nairobi gets THIS cold" after "I live in Lagos"): among the
  * best candidates, those that answer the question — near it in meaning (`nearness`), no aside
@@ -178,7 +212,7 @@ const nearness = { floor: 0.12, ofBest: 0.55 }
  * Nairobi"). The others of them are outdated. Lists and yes-or-no questions keep their order.
  */
 export const newestAnswerFirst = (
-  ranked: ReadonlyArray<readonly [string, number]>,
+  scored: ReadonlyArray<readonly [string, number]>,
   records: ReadonlyMap<string, Candidate>,
   similarity: ReadonlyMap<string, number>,
   facts: ReadonlyArray<RankingFacts>,
@@ -189,9 +223,10 @@ export const newestAnswerFirst = (
   // how things stood: "What did she do before the concert?" asks about an event.
   const past = asksAboutThePast(question) && asked.attributes.length > 0
   const type = questionType(question)
+  if ((!past && !asksAboutNow(question)) || type === "list" || type === "yes_no" || scored.length === 0)
+    return { ranked: scored, outdated: new Set<string>() }
+  const ranked = ownNewsFirst(scored, records, question)
   const unchanged = { ranked, outdated: new Set<string>() }
-  if ((!past && !asksAboutNow(question)) || type === "list" || type === "yes_no" || ranked.length === 0)
-    return unchanged
   const stated = new Map(facts.map((f) => [f.umo_id, f.facts.filter((x) => x.mode !== "keep")]))
   const states = (id: string) => statesAsked(asked, stated.get(id) ?? [])
   // What the fact rules read is known: a question about the past is answered by it when it can be

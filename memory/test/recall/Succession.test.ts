@@ -136,6 +136,26 @@ describe("newestAnswerFirst", () => {
     expect(search("Where did Sam live before Leeds?", sam).ranked[0]![0]).toBe("manchester")
   })
 
+  it("puts someone else's news the question does not name below the writer's own", () => {
+    // Neither answers by its facts or its nearness (both far from the question): only whose news it is moves them.
+    const news = [
+      ["cousin", "My cousin Abdi is moving from Minneapolis to Columbus next month", 300, 0.3, 0.05],
+      ["winter", "Minneapolis winters are no joke, -30 today and I still gotta shovel", 10, 0.25, 0.05],
+      ["kitten", "Got a kitten, named her Pixel", 800, 0.1, 0.01]
+    ] as const
+    expect(search("Which city does Yusuf live in now?", news).ranked.map(([id]) => id)).toEqual([
+      "winter",
+      "kitten",
+      "cousin"
+    ])
+    // Asked about the cousin, the cousin's news keeps its place.
+    expect(search("Where does Yusuf's cousin live now?", news).ranked.map(([id]) => id)).toEqual([
+      "cousin",
+      "winter",
+      "kitten"
+    ])
+  })
+
   it("leaves questions about neither, lists and yes-or-no questions as they were", () => {
     for (const question of [
       "What did Sam say about music?",

@@ -8,7 +8,7 @@ import type {
   QuestionType
 } from "@umo/core"
 import { Effect } from "effect"
-import { othersNews } from "../nlp/Asides.js"
+import { othersNewsUnasked } from "../nlp/Asides.js"
 import { findEntities } from "../nlp/Entities.js"
 import { isNameWord } from "../nlp/FactValues.js"
 import { splitSentences } from "../nlp/Normalize.js"
@@ -172,12 +172,7 @@ export const answer = (request: AnswerRequest): Answer => {
   // "My sister Ana just got engaged" does not say whom the writer dates: someone else's news
   // answers a question only when the question names them ("Who is Malia's sister marrying?").
   // A list gathers what the memories name in passing ("My aunt taught me to bead" names a craft).
-  const questionText = request.question.toLowerCase()
-  const whose = (text: string) => {
-    if (type === "list") return 1
-    const other = othersNews(text)
-    return other === undefined || other.some((w) => questionText.includes(w)) ? 1 : 0.4
-  }
+  const whose = (text: string) => (type !== "list" && othersNewsUnasked(text, request.question) ? 0.4 : 1)
   // The search's order knows more than the words a sentence shares with the question (a newer
   // value put first, the reranker's reading): a later context must share more to win. 0.2: on
   // LoCoMo (every 4th question) F1 23.6 without it, 24.3 at 0.1, 24.4 at 0.2.

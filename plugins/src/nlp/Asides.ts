@@ -34,6 +34,17 @@ export const othersNews = (sentence: string): ReadonlyArray<string> | undefined 
     .filter((w) => w.length > 1 && !/^(?:my|our|his|her|their|he|she|they)$/.test(w))
 }
 
+/**
+ * Whether a memory (or a sentence) opens with someone else's news that a question does not name:
+ * "My cousin Abdi is moving from Minneapolis" says nothing of where the writer lives, unless the
+ * question asks about the cousin.
+ */
+export const othersNewsUnasked = (text: string, question: string): boolean => {
+  const other = othersNews(opening(text))
+  const asked = question.toLowerCase()
+  return other !== undefined && !other.some((w) => asked.includes(w))
+}
+
 /** Whether the memory is a question, a wish or condition, someone else's news, or a visit. */
 export const isAside = (text: string): boolean => {
   const first = opening(text)
