@@ -93,6 +93,10 @@ interface ShortAnswer {
   readonly quoted?: "after" | "instead"
 }
 
+/** A word by which the writer speaks of themselves. */
+const firstPerson =
+  /\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|I’ll|me|my|mine|myself|we|we're|we’re|our|ours|us)\b/i
+
 /** Question types whose answer is never a run of the sentence's words (see `shortAnswer`). */
 const answeredWhole: ReadonlySet<QuestionType> = new Set(["open", "yes_no", "temporal"])
 
@@ -172,7 +176,14 @@ export const answer = (request: AnswerRequest): Answer => {
   // "My sister Ana just got engaged" does not say whom the writer dates: someone else's news
   // answers a question only when the question names them ("Who is Malia's sister marrying?").
   // A list gathers what the memories name in passing ("My aunt taught me to bead" names a craft).
-  const whose = (text: string) => (type !== "list" && othersNewsUnasked(text, request.question) ? 0.4 : 1)
+  // A sentence with no word of the writer's own goes on with the news its memory opened with
+  // ("My neighbour Ildikó became a great-grandmother! At 78!").
+  const whose = (text: string, context: AnswerContext) =>
+    type !== "list" &&
+    (othersNewsUnasked(text, request.question) ||
+      (!firstPerson.test(text) && othersNewsUnasked(context.content, request.question)))
+      ? 0.4
+      : 1
   // The search's order knows more than the words a sentence shares with the question (a newer
   // value put first, the reranker's reading): a later context must share more to win. 0.2: on
   // LoCoMo (every 4th question) F1 23.6 without it, 24.3 at 0.1, 24.4 at 0.2.
@@ -224,7 +235,7 @@ export const answer = (request: AnswerRequest): Answer => {
           rankPrior(context) *
           currency(context) *
           beyond(text) *
-          whose(text)
+          whose(text, context)
       }
     })
   )

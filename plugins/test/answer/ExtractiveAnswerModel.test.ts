@@ -152,6 +152,15 @@ describe("the extractive answer model", () => {
       contexts
     })
     expect(hers.citations.map((c) => c.index)).toEqual([1])
+    // A sentence with no word of the writer's goes on with the news its memory opened with.
+    const dog = ExtractiveAnswerModel.answer({
+      question: "What dog does Siobhan have now?",
+      contexts: [
+        context(1, "Neighbour's spaniel had puppies, eight of them! So tempting"),
+        context(2, "Nessa the lurcher stole a whole baguette off the counter today")
+      ]
+    })
+    expect(dog.citations.map((c) => c.index)).toEqual([2])
   })
 
   it("answers no_context when no sentence shares anything with the question", () => {
