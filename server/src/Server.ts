@@ -2,6 +2,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Embedder } from "@umo/core"
 import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
+import { warmUp } from "@umo/plugins/nlp"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
@@ -76,13 +77,21 @@ export const NodeServer = Layer.unwrap(
 )
 
 /**
+ * The language engines load while the server starts (it waits on the database and the embedding
+ * model meanwhile), not inside its first capture or search, which would hold every other request
+ * for a third of a second (see `warmUp`).
+ */
+const WarmEngines = Layer.effectDiscard(Effect.forkScoped(Effect.sync(warmUp)))
+
+/**
  * The whole service from the environment: the deployment's configuration (`umo.config.ts`, or the
- * file `UMO_CONFIG` names), storage, keys ensured at start, the server.
+ * file `UMO_CONFIG` names), storage, keys ensured at start, the language engines, the server.
  */
 export const ServerLive = Layer.unwrap(
   Effect.map(configFromEnvironment, (config) =>
     App.pipe(
       Layer.provide(NodeServer),
+      Layer.provide(WarmEngines),
       Layer.provide(RateLimiter.layerConfig),
       Layer.provide(Layer.effectDiscard(ensureKeys)),
       Layer.provide(memoryLayer(config)),

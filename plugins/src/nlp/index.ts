@@ -10,3 +10,4 @@ export { guessLanguage, normalize, normalizeText, splitSentences, visibleCharact
 export * as SlotSense from "./SlotSense.js"
 export { findTriples, svoTriples } from "./SvoTriples.js"
 export { validate } from "./Validate.js"
+export { warmUp } from "./WarmUp.js"
