@@ -5,8 +5,9 @@ import winkNLP, { type Document as WinkDocument } from "wink-nlp"
 
 // Both engines are pure in-memory models loaded once per process; loading wink's model takes a
 // few milliseconds. compromise with its dates plugin takes about half a second, so it loads on
-// first use (its bundled CommonJS build, synchronously), not with the server; its plugin
-// registration is global by design.
+// first use (its bundled CommonJS build, synchronously), not at import: the server starts it in
+// the background while it starts (`warmUp`), a process that never reads text never pays for it.
+// Its plugin registration is global by design.
 const wink = winkNLP(model)
 const require = createRequire(import.meta.url)
 let loaded: typeof nlp | undefined
