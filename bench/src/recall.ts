@@ -17,7 +17,9 @@
  * question whose recall@5 differs. Answers are asked on the first path only.
  *
  * The full run writes bench/results/recall.json, bench/results/recall.svg and the table in
- * bench/README.md; a partial run only prints.
+ * bench/README.md; a partial run only prints them. The answers are a result of their own: any run
+ * that asks them over every conversation (`--answer-models`, `--answer-every` included) writes
+ * bench/results/answers.json, answers.svg and the answers table in bench/README.md.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
