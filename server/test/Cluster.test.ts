@@ -4,10 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type SigningKeySet, UMOClient, verifyProof, verifyReceipt } from "@umo/client"
 import { Database, SigningKey, StorageStack, UseLiteEmbedder } from "@umo/plugins"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { auditChains } from "./support/Chains.js"
 import { clusterUnavailable, type PgCluster, pgCluster } from "./support/PgCluster.js"
-import { freePort, type LiveServer, startServer } from "./support/ServerProcess.js"
+import { freePort, type LiveServer, startServer, warningLines } from "./support/ServerProcess.js"
 
 /**
  * Read replicas and failover on a real PostgreSQL pair (scripts/pg-cluster.sh): a primary and a
@@ -163,6 +163,19 @@ describe.skipIf(unavailable !== undefined)(
       pinned = await new UMOClient({ baseUrl: servers[0]!.baseUrl }).signingKeys()
     }, 180_000)
 
+    /** On a failure: what the main pair's servers warned of, and the keys its primary holds. */
+    const explainFailure = () =>
+      onTestFailed(async () => {
+        console.log(warningLines(servers))
+        const held = await main
+          .query(
+            main.primaryPort,
+            "SELECT string_agg(a.name || ' ' || k.key_id || ' ' || k.status, ', ') FROM api_keys k JOIN accounts a USING (account_id)"
+          )
+          .catch((error: unknown) => String(error))
+        console.log(`keys on the main primary: ${held}`)
+      })
+
     afterAll(async () => {
       await Promise.all(servers.map((server) => server.stop()))
       await Promise.all([main?.down(), other?.down()])
@@ -305,6 +318,7 @@ describe.skipIf(unavailable !== undefined)(
     }, 120_000)
 
     it("never hides a just-captured memory from its writer while the replica lags, and reads from the replica once it has caught up", async () => {
+      explainFailure()
       const reads: Array<string> = []
       const firstAnswer = answers.length
       const timings: Record<string, Array<number>> = {}
@@ -452,6 +466,7 @@ describe.skipIf(unavailable !== undefined)(
     }, 180_000)
 
     it("with its synchronous standby down, the server still answers /health and reads, a capture waits (no 500), and completes once the standby is back", async () => {
+      explainFailure()
       const log: Array<Answer> = []
       interface Timed extends Answer {
         // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked by the tests
@@ -664,6 +679,7 @@ describe.skipIf(unavailable !== undefined)(
     }, 120_000)
 
     it("loses and doubles nothing when the primary is stopped and the standby promoted under load, and both processes write again without a restart", async () => {
+      explainFailure()
       const load: Array<Answer> = []
       const send = requester(servers, load)
       interface Capture {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { scratchDatabase } from "../../plugins/test/storage/ScratchDatabase.js"
 import { auditChains } from "./support/Chains.js"
 import { pool } from "./support/Pool.js"
-import { type LiveServer, startServer } from "./support/ServerProcess.js"
+import { type LiveServer, startServer, warningLines } from "./support/ServerProcess.js"
 
 // Runs where CI provisions PostgreSQL (UMO_TEST_DATABASE_URL).
 const url = process.env["UMO_TEST_DATABASE_URL"]
@@ -22,17 +22,7 @@ const pem = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", ty
 
 /** On a failure, what the servers warned of (a 503's cause is in its warning line, not in the answer). */
 const printWarnings = (servers: ReadonlyArray<LiveServer>) =>
-  onTestFailed(() => {
-    for (const [i, server] of servers.entries()) {
-      const warned = server
-        .output()
-        .split("\n")
-        .filter((line) => /WARN|ERROR|Error|error/.test(line))
-      console.log(
-        `server ${i}: ${warned.length} warning lines, the last 40:\n${warned.slice(-40).join("\n")}`
-      )
-    }
-  })
+  onTestFailed(() => console.log(warningLines(servers)))
 
 const sound = (proof: Proof) => proof.valid && proof.hashChainValid && !proof.chainTampered
 

@@ -120,3 +120,18 @@ export const startServer = async (
   await stop()
   throw new Error(`the server did not become healthy in 180 s:\n${output}`)
 }
+
+/**
+ * The warning and error lines each server printed, the last 40 (for a test that failed: what the
+ * servers saw is often the cause, as "could not read the idempotency key: … timed out" was).
+ */
+export const warningLines = (servers: ReadonlyArray<LiveServer>): string =>
+  servers
+    .map((server, i) => {
+      const warned = server
+        .output()
+        .split("\n")
+        .filter((line) => /WARN|ERROR|Error|error/.test(line))
+      return `server ${i}: ${warned.length} warning lines, the last 40:\n${warned.slice(-40).join("\n")}`
+    })
+    .join("\n")
