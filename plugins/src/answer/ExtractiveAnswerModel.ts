@@ -177,11 +177,13 @@ export const answer = (request: AnswerRequest): Answer => {
   // answers a question only when the question names them ("Who is Malia's sister marrying?").
   // A list gathers what the memories name in passing ("My aunt taught me to bead" names a craft).
   // A sentence with no word of the writer's own goes on with the news its memory opened with
-  // ("My neighbour Ildikó became a great-grandmother! At 78!").
-  const whose = (text: string, context: AnswerContext) =>
+  // ("My neighbour Ildikó became a great-grandmother! At 78!"): whether its memory did is read
+  // once per memory.
+  const openedWithOthers = (context: AnswerContext) =>
+    type !== "list" && othersNewsUnasked(context.content, request.question)
+  const whose = (text: string, memoryOpenedWithOthers: boolean) =>
     type !== "list" &&
-    (othersNewsUnasked(text, request.question) ||
-      (!firstPerson.test(text) && othersNewsUnasked(context.content, request.question)))
+    (othersNewsUnasked(text, request.question) || (memoryOpenedWithOthers && !firstPerson.test(text)))
       ? 0.4
       : 1
   // The search's order knows more than the words a sentence shares with the question (a newer
@@ -201,8 +203,9 @@ export const answer = (request: AnswerRequest): Answer => {
     Math.log(1 + (memoryWords.length + 1) / (1 + memoryWords.filter((m) => m.has(w)).length)) *
     (names.has(w) ? 0.25 : 1)
   const askedWeight = [...asked].reduce((sum, w) => sum + weight(w), 0)
-  const candidates: Array<Candidate> = request.contexts.flatMap((context) =>
-    splitSentences(context.content).map((s) => {
+  const candidates: Array<Candidate> = request.contexts.flatMap((context) => {
+    const othersOpened = openedWithOthers(context)
+    return splitSentences(context.content).map((s) => {
       const text = context.content.slice(s.start, s.end)
       const shared = [...new Set(contentWords(text))].filter((w) => asked.has(w))
       const overlap = askedWeight === 0 ? 0 : shared.reduce((sum, w) => sum + weight(w), 0) / askedWeight
@@ -235,10 +238,10 @@ export const answer = (request: AnswerRequest): Answer => {
           rankPrior(context) *
           currency(context) *
           beyond(text) *
-          whose(text, context)
+          whose(text, othersOpened)
       }
     })
-  )
+  })
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
   if (ranked.length === 0) {
     return nothingToGoOn(request.question)
