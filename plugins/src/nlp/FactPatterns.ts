@@ -153,6 +153,22 @@ export const count = (thing: string | undefined) => {
   return slot === undefined ? undefined : `count:${slot}`
 }
 
+/** A noun in the singular, by its ending: "munros" → "munro", "countries" → "country". */
+const singular = (noun: string) =>
+  noun
+    .replace(/ies$/, "y")
+    .replace(/(?<=(?:s|x|z|ch|sh))es$/, "")
+    .replace(/(?<!s)s$/, "")
+
+/**
+ * `count:<thing>` of anything counted: the slot the lexicon gives it, or else the thing itself in
+ * the singular ("Munro count: 12", "How many Munros…?" are both count:munro).
+ */
+export const countOfAny = (thing: string | undefined): string | undefined => {
+  const word = (thing ?? "").toLowerCase()
+  return word.length < 3 ? undefined : (count(word) ?? `count:${singular(word)}`)
+}
+
 // Words before a planned event that say nothing about which one it is.
 const vagueQualifiers = new Set(
   "big upcoming next planned long-awaited annual little whole entire new first last this that our my the so and but then now is was got just also still when if because after before actual real".split(

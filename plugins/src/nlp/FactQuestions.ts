@@ -6,6 +6,7 @@
  * @module
  */
 import { countedThings, petKinds, plannedEvents } from "./FactLexicon.js"
+import { countOfAny } from "./FactPatterns.js"
 
 /** What a question asks: attributes (a prefix matches: `plan:trip` asks for `plan:trip:japan`) and whom. */
 export interface AskedFacts {
@@ -13,6 +14,10 @@ export interface AskedFacts {
   /** `self` for "I", a name or relation when the question names one, undefined when it names none. */
   readonly subject: string | undefined
 }
+
+/** What "how many" counts that is no thing someone has or did: a time, a frequency, people at large. */
+const uncounted =
+  /^(?:times?|years?|months?|weeks?|days?|hours?|minutes?|seconds?|more|of|people|others|other|different|total|in|do|does|did|is|are|was|were|has|have|had|can|will|would)$/i
 
 const pets = new RegExp(`\\b(?:pets?|animals?|${petKinds.join("|")})s?\\b`, "i")
 
@@ -80,6 +85,11 @@ export const askedFacts = (question: string): AskedFacts => {
       .map((w) => countedThings[(w ?? "").toLowerCase()])
       .find((s) => s !== undefined)
     if (slot !== undefined) attributes.push(`count:${slot}`)
+    // A thing no lexicon counts ("How many Munros…?") is asked as itself, not a time or how often.
+    else {
+      const asked = uncounted.test(counted[1]!) ? undefined : countOfAny(counted[1])
+      if (asked !== undefined) attributes.push(asked)
+    }
     if (/\b(?:family|people)\b/i.test(question)) attributes.push("count:family")
   }
   for (const [word, event] of Object.entries(plannedEvents))

@@ -8,6 +8,7 @@ import { partnerWords, plannedEvents } from "./FactLexicon.js"
 import {
   COUNT,
   count,
+  countOfAny,
   DATE,
   DIET,
   EMAIL,
@@ -99,6 +100,9 @@ export const personalFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: (g) => count(g["thing"]), mode: "set", value: "number", anchored: true, pattern: String.raw`${START}(?:have|has|got|own|owns|have got|now have|now own|run|ran|finished|completed|done) (?:now )?(?<n>${COUNT}) (?:(?!second|third|more|new|other|another|extra|additional)[\w-]+ ){0,2}?(?<thing>${THING})\b` }),
   rule({ attribute: (g) => count(g["thing"]), mode: "set", value: "number", pattern: String.raw`^${OPENER}(?<n>${COUNT}) (?:(?!second|third|more|new|other|another|extra|additional)[\w-]+ ){0,2}?(?<thing>${THING}) (?:is|are|and counting|so far|now|in total|total|already|under my belt|done|in the books|down)\b` }),
   rule({ attribute: (g) => count(g["thing"]), mode: "set", value: "number", pattern: String.raw`(?<thing>${THING}) (?:number |no\.? ?|#)(?<n>${NUM})\b` }),
+  // A running tally of anything, written as one: "Munro count: 12", "that's Munro #15".
+  rule({ attribute: (g) => countOfAny(g["thing"]), mode: "set", value: "number", pattern: String.raw`(?:^${OPENER}|\b(?:my|our) )(?<thing>\p{L}[\p{L}-]{2,}) (?:count|tally)(?::|\s+(?:is|now|at|is now|is at|stands at|up to))?\s+(?<n>\d+)\b` }),
+  rule({ attribute: (g) => countOfAny(g["thing"]), mode: "set", value: "number", pattern: String.raw`\b(?:that(?:'s|’s| is| makes)|this is) (?:my |our )?(?<thing>\p{L}[\p{L}-]{2,}) (?:number |no\.? ?|#)(?<n>\d+)\b` }),
   rule({ attribute: (g) => count(g["thing"]), mode: "set", value: "number", pattern: String.raw`(?:my|our) (?<n>${ORDINAL}) (?:[\w-]+ )?(?<thing>${THING})\b` }),
   rule({ attribute: () => "count:family", mode: "set", value: "number", pattern: String.raw`(?:we(?:'re| are)|I(?:'m| am)) (?:now |officially )?a family of (?<n>${NUM})` }),
   rule({ attribute: () => "count:children", mode: "set", value: "number", pattern: String.raw`(?:welcomed|had|just had|gave birth to|expecting|adopted|meet) our (?<n>${ORDINAL}) (?:child|baby|kid|son|daughter|little one)` }),

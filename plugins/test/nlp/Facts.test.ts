@@ -88,6 +88,9 @@ describe("statedFacts", () => {
     ])
     expect(facts("Baby number three is here!")).toEqual(["self|count:children|3|set"])
     expect(facts("Four grandchildren and counting!")).toEqual(["self|count:grandchildren|4|set"])
+    // A tally of anything, written as one, counts it in the singular.
+    expect(facts("Munro count: 12")).toEqual(["self|count:munro|12|set"])
+    expect(facts("Schiehallion in the mist today, that's Munro #15")).toEqual(["self|count:munro|15|set"])
     expect(facts("Finished Chicago today — marathon #5 in the books!")).toEqual([
       "self|count:marathons|5|set"
     ])
@@ -267,6 +270,12 @@ describe("askedFacts", () => {
     expect(askedFacts("Who does Kofi work for?").attributes).toContain("employer")
     expect(askedFacts("What is Ana's favorite color?").attributes).toContain("favorite:color")
     expect(askedFacts("How many kids does Sam have?").attributes).toContain("count:children")
+    expect(askedFacts("How many Munros has Eilidh climbed?").attributes).toEqual(["count:munro"])
+    expect(askedFacts("How many countries has Eilidh visited?").attributes).toEqual(["count:country"])
+    // How often is no count of a thing.
+    expect(
+      askedFacts("How many times did Eilidh call?").attributes.filter((a) => a.startsWith("count:"))
+    ).toEqual([])
     expect(askedFacts("When is Lee's trip to Japan?").attributes).toContain("plan:trip")
     expect(askedFacts("Where do I live?").subject).toBe("self")
     expect(askedFacts("What is the capital of France?").attributes).toEqual([])
