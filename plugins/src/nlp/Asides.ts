@@ -17,6 +17,10 @@ const visit =
   /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|(?:flying|fly|flights?|heading|jetting) (?:out |off |back )?(?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
 const home = /\b(?:moved|move|relocat\w*|live|lives|living|home|flat|apartment|house|lease|keys|settled)\b/i
 
+/** A child or grandchild born to the writer ("Our son Minh Khoa arrived last night"): their news too. */
+const newChild =
+  /^[\p{Extended_Pictographic}\s]*(?:my|our) (?:(?:baby|new|little|first|second|third|fourth|fifth) )?(?:son|daughter|baby|child|kid|boy|girl|grandson|granddaughter|grandchild|grandbaby)\b[^.!?]{0,40}?\b(?:arrived|was born|is born|is here|joined (?:us|the family))\b/iu
+
 /**
  * Whose news a sentence is when it is not the writer's: the words naming them, as it opens with
  * them ("My sister Ana just got engaged": "sister ana"; "Neighbour's spaniel had puppies":
@@ -27,7 +31,7 @@ export const othersNews = (sentence: string): ReadonlyArray<string> | undefined 
   if (owner !== undefined && !/^(?:it|that|there|he|she|what|who|here)$/i.test(owner))
     return [owner.toLowerCase()]
   const { subject, lead } = leadingSubject(sentence)
-  if (subject === "self") return undefined
+  if (subject === "self" || newChild.test(sentence)) return undefined
   return (lead ?? "")
     .toLowerCase()
     .split(/[^\p{L}'’-]+/u)
