@@ -61,6 +61,12 @@ export interface AnswerContext {
    */
   readonly outdated?: boolean | undefined
   /**
+   * For a question about how things stand now ("Where does she live now?", "Is he still vegan?"),
+   * the search read this memory as the newest one answering it, whatever its words ("Nobody
+   * warned me Nairobi gets THIS cold"): the value now, or what ended it. At most one context is.
+   */
+  readonly current?: boolean | undefined
+  /**
    * The facts its capture stored: the fact finder's rules and the slot sense, which reads facts by
    * sentence embeddings and so cannot be read again from the content alone. Absent: none known.
    */

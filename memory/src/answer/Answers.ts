@@ -72,6 +72,7 @@ export const make = (recall: Recall.Recall) =>
           timestamp: hit.memory.timestamp,
           similarity: hit.similarity,
           outdated: hit.outdated,
+          current: hit.current,
           facts: hit.facts.map((fact) => ({ ...slotParts(fact.slot), value: fact.value, mode: fact.mode }))
         }))
         const answered = yield* model

@@ -32,6 +32,8 @@ export interface Hit {
   readonly similarity: number
   /** A newer memory replaced what it states: it was superseded, or a newer one scored gives a new value of its fact. */
   readonly outdated: boolean
+  /** For a question about how things stand now, the search read it as the newest memory answering it (see `newestAnswerFirst`). */
+  readonly current: boolean
   /** The facts its capture stored (see `Updates`), for the answer models. */
   readonly facts: ReadonlyArray<StatedFact>
 }
@@ -208,6 +210,7 @@ export const make = Effect.gen(function* () {
                 score: round(score),
                 similarity: round(Math.max(0, similarity.get(id) ?? 0)),
                 outdated: outdated.has(id) || current.outdated.has(id),
+                current: current.current === id,
                 facts: statedBy.get(id) ?? []
               }
             ]

@@ -117,6 +117,9 @@ export interface Candidate {
 const singleValued =
   /^(?:residence|employer|role|partner|relationship|diet|email|phone|address|car|school|favorite:.+|count:.+)$/
 
+/** Words that ask how things stand now. */
+const nowWords = /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/i
+
 /**
  * Whether a question asks how things stand now: it says so ("now", "these days", "still"), or it
  * asks in the present for a fact that holds one value at a time ("Where does she live?", "Who is
@@ -124,9 +127,7 @@ const singleValued =
  */
 export const asksAboutNow = (question: string): boolean =>
   !asksAboutThePast(question) &&
-  (/\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/i.test(
-    question
-  ) ||
+  (nowWords.test(question) ||
     (askedFacts(question).attributes.some((a) => singleValued.test(a)) &&
       /^\s*(?:where|who|whom|what|which|how many|when)(?:\s+[\w'’-]+){0,2}?\s+(?:does|do|is|are|has|have|'s)\b/i.test(
         question
@@ -209,7 +210,8 @@ const ownNewsFirst = (
  * for (a place for "where", a number for "how many"…) —
  * are put in time order. The newest goes first for a question about now; for one about the past,
  * the one before the newest, or before the one holding a name the question gives ("before
- * Nairobi"). The others of them are outdated. Lists and yes-or-no questions keep their order.
+ * Nairobi"). The others of them are outdated; `current` is the one put first for a question about
+ * now. Lists, and yes-or-no questions that do not ask whether something still holds, keep their order.
  */
 export const newestAnswerFirst = (
   scored: ReadonlyArray<readonly [string, number]>,
@@ -217,13 +219,25 @@ export const newestAnswerFirst = (
   similarity: ReadonlyMap<string, number>,
   facts: ReadonlyArray<RankingFacts>,
   question: string
-): { readonly ranked: ReadonlyArray<readonly [string, number]>; readonly outdated: ReadonlySet<string> } => {
+): {
+  readonly ranked: ReadonlyArray<readonly [string, number]>
+  readonly outdated: ReadonlySet<string>
+  readonly current?: string
+} => {
   const asked = askedFacts(question)
   // About the past, only a question for a kind of fact (where someone lived, their old number) asks
   // how things stood: "What did she do before the concert?" asks about an event.
   const past = asksAboutThePast(question) && asked.attributes.length > 0
   const type = questionType(question)
-  if ((!past && !asksAboutNow(question)) || type === "list" || type === "yes_no" || scored.length === 0)
+  // A yes-or-no question is about how things stand only when it says so ("Is she still vegan?"):
+  // then the newest memory on what it asks answers it, yes or no.
+  const yesOrNoNow = type === "yes_no" && nowWords.test(question)
+  if (
+    (!past && !asksAboutNow(question)) ||
+    type === "list" ||
+    (type === "yes_no" && !yesOrNoNow) ||
+    scored.length === 0
+  )
     return { ranked: scored, outdated: new Set<string>() }
   const ranked = ownNewsFirst(scored, records, question)
   const unchanged = { ranked, outdated: new Set<string>() }
@@ -236,6 +250,12 @@ export const newestAnswerFirst = (
   const answersByFacts = (id: string) => {
     const own = stated.get(id) ?? []
     if (own.length === 0 || asked.attributes.length === 0) return true
+    // "Does she still have her cat?" is answered by the memory that ends it, too.
+    if (yesOrNoNow)
+      return statesAsked(
+        asked,
+        own.map((f) => ({ ...f, mode: "set" as const }))
+      )
     return states(id) && own.some((f) => f.mode !== "end" && statesAsked(asked, [f]))
   }
   const best = ranked[0]![1]
@@ -269,5 +289,9 @@ export const newestAnswerFirst = (
   if (target === undefined) return unchanged
   const outdated = new Set(answering.filter((a) => a.time < target.time).map((a) => a.id))
   const lifted = ranked.map(([id, score]) => [id, id === target.id ? justAbove(best) : score] as const)
-  return { ranked: [...lifted].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)), outdated }
+  return {
+    ranked: [...lifted].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+    outdated,
+    ...(past ? {} : { current: target.id })
+  }
 }

@@ -126,13 +126,16 @@ describe("newestAnswerFirst", () => {
   ] as const
 
   it("puts first the newest memory that answers a question about now, whatever its words", () => {
-    const { ranked, outdated } = search("Where does Sam live now?", sam)
+    const { ranked, outdated, current } = search("Where does Sam live now?", sam)
     expect(ranked[0]![0]).toBe("leeds")
     expect([...outdated]).toEqual(["manchester"])
+    expect(current).toBe("leeds")
   })
 
   it("puts first the one before it for a question about the past, and the one before a value named", () => {
     expect(search("Where did Sam live before?", sam).ranked[0]![0]).toBe("manchester")
+    // What came before is no current value.
+    expect(search("Where did Sam live before?", sam).current).toBeUndefined()
     expect(search("Where did Sam live before Leeds?", sam).ranked[0]![0]).toBe("manchester")
   })
 
@@ -156,12 +159,25 @@ describe("newestAnswerFirst", () => {
     ])
   })
 
-  it("leaves questions about neither, lists and yes-or-no questions as they were", () => {
+  it("leaves questions about neither, lists and yes-or-no questions not about now as they were", () => {
     for (const question of [
       "What did Sam say about music?",
       "Which cities has Sam lived in?",
       "Does Sam live in Leeds?"
     ])
       expect(search(question, sam).ranked.map(([id]) => id)).toEqual(sam.map(([id]) => id))
+  })
+
+  it("puts first the newest memory on what a yes-or-no question asks whether it still holds", () => {
+    const keto = [
+      ["going", "Keto is going great, 6 weeks no bread and I feel amazing", 1, 0.6, 0.55],
+      ["quit", "Officially quit keto. Back to rice and bread", 200, 0.5, 0.43],
+      ["iftar", "Iftar at my aunt's tonight, her mansaf is unbeatable", 100, 0.3, 0.19]
+    ] as const
+    const { ranked, outdated } = search("Is Noor still doing keto?", keto)
+    expect(ranked[0]![0]).toBe("quit")
+    expect([...outdated]).toEqual(["going"])
+    // Asked without "still", whether she ever did is the question: the order stays.
+    expect(search("Did Noor do keto?", keto).ranked.map(([id]) => id)).toEqual(keto.map(([id]) => id))
   })
 })

@@ -17,11 +17,26 @@ const stem = (word: string) =>
     .replace(/(?:'s|’s)$/u, "")
     .replace(/(?:ing|ed|es|e|s)$/u, "")
 
+/** Stems written two ways, and everyday words for one thing, as one: "my fave film" is a favourite. */
+const sameStem: Readonly<Record<string, string>> = {
+  favorit: "favourit",
+  fav: "favourit",
+  colour: "color",
+  kid: "child",
+  children: "child"
+}
+
+/** A word as it is compared: stemmed, one stem for one thing. */
+const canonical = (word: string) => {
+  const stemmed = stem(word)
+  return sameStem[stemmed] ?? stemmed
+}
+
 /** The content words of a text, stemmed: what a question and a sentence are compared by. */
 export const contentWords = (text: string) =>
   (text.toLowerCase().match(/\p{L}[\p{L}\p{N}'’-]*|\p{N}+/gu) ?? [])
     .filter((w) => w.length > 1 && !stopwords.has(w))
-    .map(stem)
+    .map(canonical)
 
 interface Token {
   readonly start: number
@@ -38,7 +53,7 @@ const tokenize = (sentence: string, asked: ReadonlySet<string>): Array<Token> =>
       ? "break"
       : stopwords.has(lower) || lower.length < 2
         ? "stop"
-        : asked.has(stem(lower))
+        : asked.has(canonical(lower))
           ? "asked"
           : "new"
     return { start: m.index, end: m.index + word.length, kind }
@@ -123,6 +138,17 @@ export const answerSpans = (sentence: string, question: string): Array<Span> => 
 
 const negation = /\b(?:not|never|no|nothing|neither|nor|none)\b|n['’]t\b/i
 
-/** "Yes" or "No" for a yes/no question, from whether the sentence negates what the question does not. */
-export const yesOrNo = (sentence: string, question: string) =>
-  negation.test(sentence) !== negation.test(question) ? "No" : "Yes"
+/** A state that ended or a plan that fell through ("Officially quit keto", "Toronto is off"). */
+const ended =
+  /\b(?:quit|quitting|stopped|gave up|no longer|(?:is|'s|’s|are|'re|’re) off|called off|cancel+ed|scrapped|broke up|split up|separated|divorced|passed away|died|put \p{L}+ to sleep|rainbow bridge|rehomed)\b/iu
+
+/**
+ * "Yes" or "No" for a yes/no question, from whether the sentence negates what the question does
+ * not. A question whether something still holds ("Is Noor still doing keto?") is answered no by a
+ * sentence saying it ended, negation or not.
+ */
+export const yesOrNo = (sentence: string, question: string) => {
+  const denies =
+    negation.test(sentence) || (/\b(?:still|anymore|any more)\b/i.test(question) && ended.test(sentence))
+  return denies !== negation.test(question) ? "No" : "Yes"
+}

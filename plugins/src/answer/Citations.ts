@@ -10,6 +10,19 @@ export const citationOf = (context: AnswerContext, snippet: string): Citation =>
   similarity: Math.round(context.similarity * 1e4) / 1e4
 })
 
+/**
+ * How long a memory may be to be quoted whole where a sentence of it answers: a short memory says
+ * its answer across its sentences ("Finished Pachinko. Sorry Saramago — new favourite book"), and
+ * whole it is no longer than a long sentence.
+ */
+const quotedWholeUpTo = 200
+
+/** What an answer quotes of the memory a sentence of it answers from: the memory when short, else the sentence. */
+export const quotedOf = (context: AnswerContext, sentence: string): string => {
+  const whole = context.content.trim()
+  return whole.length <= quotedWholeUpTo ? whole : sentence.trim()
+}
+
 export interface CheckedAnswer {
   readonly answer: string
   readonly citations: ReadonlyArray<Citation>

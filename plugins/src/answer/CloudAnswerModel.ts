@@ -38,7 +38,7 @@ const prompt = (request: AnswerRequest) =>
     "Memories:",
     ...request.contexts.map(
       (c) =>
-        `[${c.index}] (written ${c.timestamp.slice(0, 10)}${c.outdated ? "; since replaced" : ""}) ${c.content}`
+        `[${c.index}] (written ${c.timestamp.slice(0, 10)}${c.outdated ? "; since replaced" : ""}${c.current ? "; the newest on what is asked" : ""}) ${c.content}`
     ),
     "",
     `Question: ${request.question}`

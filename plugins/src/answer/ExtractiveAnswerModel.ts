@@ -14,7 +14,7 @@ import { isNameWord } from "../nlp/FactValues.js"
 import { splitSentences } from "../nlp/Normalize.js"
 import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
 import { placeOfAskedKind } from "./AskedPlace.js"
-import { citationOf, nothingToGoOn } from "./Citations.js"
+import { citationOf, nothingToGoOn, quotedOf } from "./Citations.js"
 import { factAnswer } from "./FactAnswer.js"
 import { asksAboutThePast, questionType, wantedEntityTypes } from "./QuestionType.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
@@ -190,7 +190,15 @@ export const answer = (request: AnswerRequest): Answer => {
   // value put first, the reranker's reading): a later context must share more to win. 0.2: on
   // LoCoMo (every 4th question) F1 23.6 without it, 24.3 at 0.1, 24.4 at 0.2.
   const rankPrior = (context: AnswerContext) => 1 / (1 + 0.2 * (context.index - 1))
-  const asked = new Set(contentWords(request.question))
+  // The search read which memory holds how things stand now, whatever its words ("Nobody warned me
+  // Nairobi gets THIS cold"): the answer is one of its sentences, and then the question's words for
+  // now say nothing of which ("Uni boy now lol"). "Is she still vegan?" asks about being vegan either way.
+  const current = past ? undefined : request.contexts.find((c) => c.current === true)
+  const timeWords =
+    current === undefined
+      ? /\b(?:still|anymore)\b/gi
+      : /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/gi
+  const asked = new Set(contentWords(request.question.replace(timeWords, " ")))
   const wanted = wantedEntityTypes[type]
   // A question word found in every retrieved memory (a name they all carry, say) tells them apart
   // less than one found in a single memory: each word weighs by its rarity among the memories.
@@ -242,7 +250,10 @@ export const answer = (request: AnswerRequest): Answer => {
       }
     })
   })
-  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score)
+  // The memory the search read as current answers when one of its sentences can.
+  const scored = candidates.filter((c) => c.score > 0)
+  const fromCurrent = scored.filter((c) => c.context === current)
+  const ranked = (fromCurrent.length > 0 ? fromCurrent : scored).sort((a, b) => b.score - a.score)
   if (ranked.length === 0) {
     return nothingToGoOn(request.question)
   }
@@ -264,7 +275,9 @@ export const answer = (request: AnswerRequest): Answer => {
   // no with the sentence that says so.
   const parts = chosen.map((c) => {
     const short = type === "list" ? undefined : shortAnswer(type, c, request.question)
-    const sentence = c.text.replace(/\s*$/, "")
+    // A short memory is quoted whole (see `quotedOf`), but for lists and open questions, which gather sentences.
+    const sentence =
+      type === "list" || type === "open" ? c.text.replace(/\s*$/, "") : quotedOf(c.context, c.text)
     const guess = short?.quoted === "instead" && Math.min(1, c.score) * short.sureness < guessBelow
     return {
       text:

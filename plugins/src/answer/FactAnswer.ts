@@ -26,7 +26,7 @@ import {
 import { type AskedFacts, answersAsked, askedFacts } from "../nlp/FactQuestions.js"
 import { type Fact, statedFacts } from "../nlp/Facts.js"
 import { placeOfAskedKind } from "./AskedPlace.js"
-import { citationOf } from "./Citations.js"
+import { citationOf, quotedOf } from "./Citations.js"
 import { asksAboutThePast } from "./QuestionType.js"
 
 /** A fact one retrieved memory states, with that memory. */
@@ -170,7 +170,7 @@ const stillAnswer = (request: AnswerRequest, held: ReadonlyArray<Held>, type: Qu
   )
   const latest = (named.size > 0 ? held.filter((h) => named.has(slotOf(h))) : held).at(-1)
   if (latest === undefined || (latest.fact.mode === "set" && named.size === 0)) return undefined
-  const sentence = latest.context.content.split(/(?<=[.!?])\s+/)[0]!.trim()
+  const sentence = quotedOf(latest.context, latest.context.content.split(/(?<=[.!?])\s+/)[0]!)
   return {
     answer: `${latest.fact.mode === "end" ? "No" : "Yes"}: ${sentence} [${latest.context.index}]`,
     citations: [citationOf(latest.context, latest.context.content)],

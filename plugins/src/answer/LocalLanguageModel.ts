@@ -145,7 +145,7 @@ export const prompt = (request: AnswerRequest, memoryChars: number) =>
     ...request.contexts.map((c) => {
       // A small model copies "last week" as it finds it; the day it means is worked out for it.
       const relative = resolveRelativeTime(c.content, c.timestamp)
-      const when = `written ${readableDay(new Date(c.timestamp))}${relative ? `; the time it mentions: ${relative}` : ""}${c.outdated ? "; since replaced by a newer memory" : ""}`
+      const when = `written ${readableDay(new Date(c.timestamp))}${relative ? `; the time it mentions: ${relative}` : ""}${c.outdated ? "; since replaced by a newer memory" : ""}${c.current ? "; the newest on what is asked" : ""}`
       return `[${c.index}] (${when}) ${clipText(c.content, memoryChars)}`
     }),
     `Question: ${request.question}`

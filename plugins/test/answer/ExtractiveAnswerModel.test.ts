@@ -88,6 +88,16 @@ describe("the extractive answer model", () => {
     expect(ask("Did Caroline go to the parade?", "Caroline went to the parade with friends.").answer).toBe(
       "Yes — Caroline went to the parade with friends. [1]"
     )
+    // Whether something still holds is answered no by a sentence saying it ended, negated or not.
+    expect(ask("Is Noor still doing keto?", "Officially quit keto. Back to rice and bread").answer).toBe(
+      "No — Officially quit keto. Back to rice and bread [1]"
+    )
+    expect(ask("Is Tenzin still moving to Toronto?", "Toronto is off.").answer).toBe(
+      "No — Toronto is off. [1]"
+    )
+    expect(ask("Is Noor doing keto?", "Keto is going great, 6 weeks in").answer).toBe(
+      "Yes — Keto is going great, 6 weeks in [1]"
+    )
     const milk = ask(
       "What ingredient did Nate use to make the ice cream lactose-free?",
       "I used coconut milk to make it lactose-free!"
@@ -108,14 +118,15 @@ describe("the extractive answer model", () => {
     ).toBe("Contemporary [1]")
   })
 
-  it("says the whole sentence when the words it adds to the question are a guess", () => {
+  it("says the whole sentence (or short memory) when the words it adds to the question are a guess", () => {
     // One question word of four in the sentence: the run after it ("put") is a guess at the answer.
     const bran = ask(
       "What happened to Siobhan's dog Bran?",
       "We had to put Bran to sleep this morning. Thirteen good years."
     )
     expect(bran.confidence).toBeLessThan(0.5)
-    expect(bran.answer).toBe("We had to put Bran to sleep this morning. [1]")
+    // A memory this short is quoted whole.
+    expect(bran.answer).toBe("We had to put Bran to sleep this morning. Thirteen good years. [1]")
   })
 
   it("picks the sentence that shares the question's words, not only its names", () => {
@@ -134,6 +145,29 @@ describe("the extractive answer model", () => {
   it("answers an open question with whole sentences", () => {
     const answer = ask("Tell me about my garden", "My garden has tomatoes and basil.")
     expect(answer.answer).toBe("My garden has tomatoes and basil. [1]")
+  })
+
+  it("answers a question about now from the memory the search read as current, whatever its words", () => {
+    const contexts = [
+      {
+        ...context(
+          1,
+          // Longer than a memory quoted whole: the sentence that answers is said.
+          "Apprenticeship signed off last month after three years of splinters, early starts, cold vans and a very patient boss ✅ and tonight was my first lecture of the Bachelor of Construction at Unitec. Uni boy now lol"
+        ),
+        current: true
+      },
+      context(2, "Started carving classes at the marae, Tuesdays now")
+    ]
+    const studying = ExtractiveAnswerModel.answer({ question: "What is Hemi studying now?", contexts })
+    expect(studying.answer).toContain("Bachelor of Construction")
+    expect(studying.citations.map((c) => c.index)).toEqual([1])
+    // Without the search's reading, "now" is a word the two share.
+    const unread = ExtractiveAnswerModel.answer({
+      question: "What is Hemi studying now?",
+      contexts: contexts.map((c) => ({ ...c, current: false }))
+    })
+    expect(unread.answer).not.toContain("Bachelor of Construction")
   })
 
   it("answers a question about the writer from their own news, not from someone else's", () => {
