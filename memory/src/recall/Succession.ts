@@ -120,14 +120,20 @@ const singleValued =
 /** Words that ask how things stand now. */
 const nowWords = /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/i
 
+/** Words that ask for the value a change led to: "rescheduled to", "her new number". */
+const changedTo =
+  /\b(?:(?:rescheduled|postponed|pushed back|brought forward|moved|changed|switched|updated) to|new (?:address|number|email|phone|job|role|title|position|employer|company|car|city|home|place|flat|apartment|house|partner|boyfriend|girlfriend|school|date|venue|favou?rite))\b/i
+
 /**
- * Whether a question asks how things stand now: it says so ("now", "these days", "still"), or it
+ * Whether a question asks how things stand now: it says so ("now", "these days", "still"), asks
+ * for what a change led to ("When was the exam rescheduled to?", "What's her new number?"), or
  * asks in the present for a fact that holds one value at a time ("Where does she live?", "Who is
  * he dating?", not "What does she like?").
  */
 export const asksAboutNow = (question: string): boolean =>
   !asksAboutThePast(question) &&
   (nowWords.test(question) ||
+    changedTo.test(question) ||
     (askedFacts(question).attributes.some((a) => singleValued.test(a)) &&
       /^\s*(?:where|who|whom|what|which|how many|when)(?:\s+[\w'’-]+){0,2}?\s+(?:does|do|is|are|has|have|'s)\b/i.test(
         question

@@ -2,7 +2,7 @@ import type { RankingFacts } from "@umo/core"
 import { askedFacts } from "@umo/plugins/nlp"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { currentFirst, newestAnswerFirst, pastFirst } from "../../src/recall/Succession.js"
+import { asksAboutNow, currentFirst, newestAnswerFirst, pastFirst } from "../../src/recall/Succession.js"
 
 const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
 
@@ -96,6 +96,26 @@ describe("pastFirst", () => {
     expect(
       order(pastFirst(scores, facts, askedFacts("What did she say before?"), "What did she say before?"))
     ).toEqual(["a", "b", "c"])
+  })
+})
+
+describe("asksAboutNow", () => {
+  it("reads a question about how things stand now, or about what a change led to", () => {
+    for (const question of [
+      "Where does Sam live now?",
+      "Is Noor still doing keto?",
+      "Who is Malia dating?",
+      "When was Tariq's CFA Level 1 exam rescheduled to?",
+      "What's Greta's new email address?"
+    ])
+      expect(asksAboutNow(question), question).toBe(true)
+    for (const question of [
+      "Where did Sam live before Leeds?",
+      "What did Sam say about music?",
+      "When did Tariq move to Lisbon?",
+      "What new hobbies has Sam picked up?"
+    ])
+      expect(asksAboutNow(question), question).toBe(false)
   })
 })
 
