@@ -92,7 +92,9 @@ export const subjectOf = (captured: string | undefined): string | undefined => {
   if (captured === undefined) return "self"
   const words = captured.trim().split(/\s+/)
   const lower = captured.toLowerCase()
-  if (lower === "i" || lower === "we" || / and i$/.test(lower)) return "self"
+  // "I've started…", "I'm…": the writer, though capitalized like a name.
+  if (lower === "i" || lower === "we" || / and i$/.test(lower) || /^i['’](?:ve|m|d|ll)$/.test(lower))
+    return "self"
   if (/^(?:my|our) /.test(lower)) {
     const rest = words.slice(1)
     const last = rest.length > 1 ? rest.at(-1)! : undefined

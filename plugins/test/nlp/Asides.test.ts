@@ -31,6 +31,7 @@ describe("isAside", () => {
       "Our first Christmas in the new Leeds flat!",
       "Meet Nessa, our new rescue lurcher!",
       "Our son Minh Khoa arrived last night, three kids now",
+      "I've started eating fish again, so I guess I'm pescatarian now.",
       "Poi passed away this morning.",
       "It's been a year in Lisbon and I'm not going back",
       "Moved back home for a weekend visit that turned into forever",
