@@ -1,5 +1,5 @@
 import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
-import { asksAboutThePast, questionType } from "@umo/plugins/answer"
+import { asksAboutThePast, nowWords, questionType } from "@umo/plugins/answer"
 import { type AskedFacts, answersAsked, askedFacts, isAside, othersNewsUnasked } from "@umo/plugins/nlp"
 import { slotParts } from "../capture/Updates.js"
 
@@ -116,9 +116,6 @@ export interface Candidate {
 /** Kinds of fact that hold one value at a time, which a question in the present asks the current one of. */
 const singleValued =
   /^(?:residence|employer|role|partner|relationship|diet|email|phone|address|car|school|favorite:.+|count:.+)$/
-
-/** Words that ask how things stand now. */
-const nowWords = /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/i
 
 /** Words that ask for the value a change led to: "rescheduled to", "her new number". */
 const changedTo =

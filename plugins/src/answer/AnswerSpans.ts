@@ -3,6 +3,7 @@
  * does not. "What did Nate use to make it lactose-free?" over "I used coconut milk to make it
  * lactose-free!" is "coconut milk" — the run of new words next to the words the two share.
  */
+import { stillWords } from "./QuestionType.js"
 
 const stopwords = new Set(
   "a an and are as at be been but by did do does for from had has have he her his how i if in into is it its just me my of on or our she so than that the their them there they this to was we were what when where which who whom why will with would you your really also very too about some".split(
@@ -148,7 +149,6 @@ const ended =
  * sentence saying it ended, negation or not.
  */
 export const yesOrNo = (sentence: string, question: string) => {
-  const denies =
-    negation.test(sentence) || (/\b(?:still|anymore|any more)\b/i.test(question) && ended.test(sentence))
+  const denies = negation.test(sentence) || (stillWords.test(question) && ended.test(sentence))
   return denies !== negation.test(question) ? "No" : "Yes"
 }

@@ -16,7 +16,7 @@ import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
 import { placeOfAskedKind } from "./AskedPlace.js"
 import { citationOf, nothingToGoOn, quotedOf } from "./Citations.js"
 import { factAnswer } from "./FactAnswer.js"
-import { asksAboutThePast, questionType, wantedEntityTypes } from "./QuestionType.js"
+import { asksAboutThePast, nowWords, questionType, stillWords, wantedEntityTypes } from "./QuestionType.js"
 import { readableDay, resolveRelativeTime } from "./RelativeDates.js"
 
 export const extractiveModelId = "umo-extractive"
@@ -194,10 +194,7 @@ export const answer = (request: AnswerRequest): Answer => {
   // Nairobi gets THIS cold"): the answer is one of its sentences, and then the question's words for
   // now say nothing of which ("Uni boy now lol"). "Is she still vegan?" asks about being vegan either way.
   const current = past ? undefined : request.contexts.find((c) => c.current === true)
-  const timeWords =
-    current === undefined
-      ? /\b(?:still|anymore)\b/gi
-      : /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/gi
+  const timeWords = new RegExp((current === undefined ? stillWords : nowWords).source, "gi")
   const asked = new Set(contentWords(request.question.replace(timeWords, " ")))
   const wanted = wantedEntityTypes[type]
   // A question word found in every retrieved memory (a name they all carry, say) tells them apart

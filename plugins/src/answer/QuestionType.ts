@@ -31,6 +31,13 @@ export const wantedEntityTypes: Readonly<Record<QuestionType, ReadonlyArray<stri
   open: []
 }
 
+/** Words by which a question asks how things stand now ("now", "these days", "still"). */
+export const nowWords =
+  /\b(?:now|currently|these days|nowadays|at the moment|still|anymore|any more|right now)\b/i
+
+/** Words by which a question asks whether something still holds ("Is she still vegan?"). */
+export const stillWords = /\b(?:still|anymore|any more)\b/i
+
 /**
  * Whether a question asks about an earlier state of things ("Where did she live before Lisbon?",
  * "What was his old number?", "Where did he use to work?"): then replaced memories answer it.
