@@ -1,6 +1,13 @@
 import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
-import { asksAboutThePast, nowWords, questionType } from "@umo/plugins/answer"
-import { type AskedFacts, answersAsked, askedFacts, isAside, othersNewsUnasked } from "@umo/plugins/nlp"
+import { asksAboutThePast, contentWords, nowWords, questionType } from "@umo/plugins/answer"
+import {
+  type AskedFacts,
+  answersAsked,
+  askedFacts,
+  isAside,
+  othersNewsUnasked,
+  speaksOf
+} from "@umo/plugins/nlp"
 import { slotParts } from "../capture/Updates.js"
 
 /** A score just below another: what "ranks below it" means once scores are compared. */
@@ -160,6 +167,13 @@ const canAnswer = (type: QuestionType, candidate: Candidate): boolean => {
   }
 }
 
+/** The kind of entity a fact's value is, where it has one: a home is a place, an employer a company. */
+const valueKinds: Readonly<Record<string, string>> = {
+  residence: "LOCATION",
+  employer: "ORGANIZATION",
+  partner: "PERSON"
+}
+
 /** How many of the best candidates are read for what is current. */
 export const currencyDepth = 8
 
@@ -261,6 +275,19 @@ export const newestAnswerFirst = (
       )
     return states(id) && own.some((f) => f.mode !== "end" && statesAsked(asked, [f]))
   }
+  // A memory stating no fact is read as the asked one's new value only when it talks of its kind
+  // or of what the question names: "Joined a community theatre group" is no answer to "Which
+  // company does she work for now?", however near in meaning; "Takealot lanyard on" is. (Only the
+  // newest is asked this: "Deckhand life: paint, rope, repeat" was a job, for what came before.)
+  const asking = new Set(
+    contentWords(question.replace(new RegExp(nowWords.source, "gi"), " ").replace(/['’]s\b/g, ""))
+  )
+  if (asked.subject !== undefined) asking.delete(contentWords(asked.subject)[0] ?? "")
+  const onTopic = (id: string, c: Candidate) =>
+    (stated.get(id) ?? []).length > 0 ||
+    speaksOf(asked.attributes, c.content) ||
+    c.entities.some((e) => asked.attributes.some((a) => valueKinds[a] === e.type)) ||
+    contentWords(c.content).some((w) => asking.has(w))
   const best = ranked[0]![1]
   const read = ranked.slice(0, currencyDepth)
   const near = (id: string) => similarity.get(id) ?? 0
@@ -288,7 +315,9 @@ export const newestAnswerFirst = (
         .filter((a) => names(a.c).some((n) => n.length > 2 && text.includes(n.toLowerCase())))
         .at(-1) ?? answering.at(-1)!)
     : undefined
-  const target = past ? answering.slice(0, answering.indexOf(anchor!)).at(-1) : answering.at(-1)
+  const target = past
+    ? answering.slice(0, answering.indexOf(anchor!)).at(-1)
+    : answering.filter((a) => onTopic(a.id, a.c)).at(-1)
   if (target === undefined) return unchanged
   const outdated = new Set(answering.filter((a) => a.time < target.time).map((a) => a.id))
   const lifted = ranked.map(([id, score]) => [id, id === target.id ? justAbove(best) : score] as const)

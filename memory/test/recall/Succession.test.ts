@@ -152,6 +152,20 @@ describe("newestAnswerFirst", () => {
     expect(current).toBe("leeds")
   })
 
+  it("takes for the current value no newer memory that says nothing of the kind asked", () => {
+    const work = [
+      ["discovery", "Working at Discovery Health in Sandton, the canteen is elite", 1, 0.5, 0.37],
+      ["lanyard", "Takealot lanyard on, first standup done. I'm the auntie of the team now", 300, 0.3, 0.25],
+      ["theatre", "Joined a community theatre group in Melville!! choir on Sundays", 500, 0.35, 0.22]
+    ] as const
+    // Nearer than half the nearest and newest, the theatre group is no employer: the standup is.
+    const { ranked, current } = search("Which company does Thandiwe work for now?", work)
+    expect(ranked[0]![0]).toBe("lanyard")
+    expect(current).toBe("lanyard")
+    // A memory that names what the question asks about speaks of it, in whatever words.
+    expect(search("Which company does Thandiwe's choir rehearse with now?", work).current).toBe("theatre")
+  })
+
   it("puts first the one before it for a question about the past, and the one before a value named", () => {
     expect(search("Where did Sam live before?", sam).ranked[0]![0]).toBe("manchester")
     // What came before is no current value.

@@ -32,7 +32,7 @@ const askedAttributes: ReadonlyArray<readonly [string, RegExp]> = [
   ],
   [
     "role",
-    /\b(?:job title|title|role|position|profession|occupation|what does \S+(?: \S+)? do(?: for work| for a living)?\??$|what .+ job|do for (?:a )?living|promot\w+|what (?:kind of )?work)/i
+    /\b(?:job title|title|role|rank|position|profession|occupation|what does \S+(?: \S+)? do(?: for work| for a living)?(?: now| these days| currently| nowadays)?\??$|what .+ job|do for (?:a )?living|do for work|promot\w+|what (?:kind of )?work)/i
   ],
   [
     "partner",
