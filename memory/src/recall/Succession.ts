@@ -299,7 +299,8 @@ export const newestAnswerFirst = (
     })
     .filter(
       ({ id, c }) =>
-        near(id) >= cut &&
+        // A memory the rules read stating what is asked needs no nearness: its words say so.
+        (near(id) >= cut || (states(id) && answersByFacts(id))) &&
         !isAside(c.content) &&
         canAnswer(type, c) &&
         answersByFacts(id) &&

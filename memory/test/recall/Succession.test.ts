@@ -166,6 +166,36 @@ describe("newestAnswerFirst", () => {
     expect(search("Which company does Thandiwe's choir rehearse with now?", work).current).toBe("theatre")
   })
 
+  it("reads a memory stating the asked fact as current however far its words are from the question", () => {
+    const question = "Where does Valentina live now?"
+    const memories = [
+      ["ba", "I live in Buenos Aires with my two cats, Mate and Dulce", 1, 0.9, 0.31],
+      ["abuela", "My abuela still lives in Rosario, she calls me every Sunday", 100, 0.8, 0.43],
+      [
+        "montevideo",
+        "Moved from Buenos Aires to Montevideo last month! The cats handled the ferry",
+        400,
+        0.7,
+        0.18
+      ]
+    ] as const
+    const { ranked, current } = newestAnswerFirst(
+      memories.map(([id, , , score]) => [id, score] as const),
+      new Map(
+        memories.map(([id, content, day]) => [
+          id,
+          { content, timestamp: new Date(day * 86_400_000).toISOString(), entities: [] }
+        ])
+      ),
+      new Map(memories.map(([id, , , , cosine]) => [id, cosine])),
+      [living("ba", 1, "buenos aires"), other("abuela", 100), living("montevideo", 400, "montevideo")],
+      question
+    )
+    // Less than half as near as the nearest (someone else's news), yet it says where she lives.
+    expect(ranked[0]![0]).toBe("montevideo")
+    expect(current).toBe("montevideo")
+  })
+
   it("puts first the one before it for a question about the past, and the one before a value named", () => {
     expect(search("Where did Sam live before?", sam).ranked[0]![0]).toBe("manchester")
     // What came before is no current value.
