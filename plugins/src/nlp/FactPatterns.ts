@@ -144,7 +144,9 @@ export const favourite = (what: string | undefined) => {
     .replace(categoryTime, "")
     .replace(/colour/g, "color")
     .replace(/s$/, "")
-  return category === "" || category.split(" ").length > 3 ? undefined : `favorite:${category}`
+  // "New all-time favourite unlocked: …": a word done, not a kind of thing, follows "favourite".
+  const done = /\w{2,}[^e\W]ed$/.test(category)
+  return category === "" || done || category.split(" ").length > 3 ? undefined : `favorite:${category}`
 }
 
 /** `count:<thing>`, the thing as its slot names it. */

@@ -60,6 +60,9 @@ describe("statedFacts", () => {
       "self|pet|bella|add"
     ])
     expect(facts("Green is my new favourite colour.")).toEqual(["self|favorite:color|green|set"])
+    // A word done after "favourite" is no kind of thing: no slot "favorite:unlocked".
+    expect(facts("New all-time favourite unlocked: Sichuan boiled fish.")).toEqual([])
+    expect(facts("My favourite breed is the whippet.")).toEqual(["self|favorite:breed|whippet|set"])
     expect(facts("I'm vegan now.")).toEqual(["self|diet|vegan|set"])
     expect(facts("My new email is ana.k@proton.me")).toEqual(["self|email|ana.k@proton.me|set"])
     expect(facts("Call me on +1 (415) 555-0134.")).toEqual(["self|phone|+14155550134|set"])
