@@ -48,6 +48,13 @@ const patterns = new RegExp(
   "i"
 )
 
+const months = "january|february|march|april|may|june|july|august|september|october|november|december"
+/** A month, with or without its day, right before "next year" ("March 2", "2 March", "in May"). */
+const monthBefore = new RegExp(
+  `\\b(?:(${months})(?:\\s+(\\d{1,2})(?:st|nd|rd|th)?)?|(\\d{1,2})(?:st|nd|rd|th)?(?:\\s+of)?\\s+(${months}))\\s*,?\\s*$`,
+  "i"
+)
+
 const quantity = (word: string) => (/^\d+$/.test(word) ? Number(word) : (counts[word.toLowerCase()] ?? 1))
 
 /**
@@ -84,7 +91,15 @@ export const resolveRelativeTime = (text: string, timestamp: string): string | u
       return step === 1 ? `The ${name} after ${day(0)}` : `The ${name} before ${day(0)}`
     }
     if (unitWord === "month") return readableMonth(year, month + step)
-    if (unitWord === "year") return String(year + step)
+    if (unitWord === "year") {
+      // "March 2 next year", "in May last year": the day or month named before it, in that year.
+      const named = monthBefore.exec(text.slice(0, match.index))
+      // "I may next year…": "may" in small letters and without a day is no month.
+      if (named === null || named[1] === "may") return String(year + step)
+      const monthName = capitalized((named[1] ?? named[4])!.toLowerCase())
+      const dayOfMonth = named[2] ?? named[3]
+      return `${dayOfMonth === undefined ? "" : `${Number.parseInt(dayOfMonth, 10)} `}${monthName} ${year + step}`
+    }
     if (step === 0) return `The ${unitWord} of ${day(0)}`
     return `The ${unitWord} ${step === 1 ? "after" : "before"} ${day(0)}`
   }

@@ -19,7 +19,12 @@ describe("resolveRelativeTime", () => {
     ["I moved a month ago.", "June 2023"],
     ["I painted a sunrise last year.", "2022"],
     ["We married 10 years ago.", "2013"],
-    ["I'll visit next month.", "August 2023"]
+    ["I'll visit next month.", "August 2023"],
+    // A day or month named right before the year keeps it.
+    ["We're getting married March 2 next year.", "2 March 2024"],
+    ["The 3rd of May next year it is.", "3 May 2024"],
+    ["We were in Lima in June last year.", "June 2022"],
+    ["I may next year, who knows.", "2024"]
   ])("%s → %s", (text, expected) => {
     expect(resolveRelativeTime(text, written)).toBe(expected)
   })
