@@ -1,5 +1,5 @@
 import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
-import { asksAboutThePast, contentWords, nowWords, questionType } from "@umo/plugins/answer"
+import { asksAboutThePast, contentWords, mentions, nowWords, questionType } from "@umo/plugins/answer"
 import {
   type AskedFacts,
   answersAsked,
@@ -73,14 +73,13 @@ export const pastFirst = (
 ): Map<string, number> => {
   const ranked = new Map(scores)
   const isNewer = isNewerAmong(facts)
-  const text = question.toLowerCase().normalize("NFC")
   const lines = new Map<string, Array<StatedFact & { readonly memory: RankingFacts }>>()
   for (const memory of [...facts].sort((a, b) => (isNewer(a, b) ? 1 : -1)))
     for (const fact of memory.facts)
       if (ranked.has(memory.umo_id) && statesAsked(asked, [{ ...fact, mode: "set" }]))
         lines.set(fact.slot, [...(lines.get(fact.slot) ?? []), { ...fact, memory }])
   const previous = [...lines.values()]
-    .map((line) => valueBefore(line, (value) => value.length > 1 && text.includes(value)))
+    .map((line) => valueBefore(line, (value) => mentions(question, value)))
     .find((f) => f !== undefined)
   if (previous !== undefined) {
     ranked.set(previous.memory.umo_id, justAbove(Math.max(...ranked.values())))

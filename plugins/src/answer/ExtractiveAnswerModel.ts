@@ -167,7 +167,7 @@ export const answer = (request: AnswerRequest): Answer => {
   const currency = (context: AnswerContext) => (context.outdated ? (past ? 1.5 : 0.4) : 1)
   // "Where did she live before Lisbon?": a sentence naming Lisbon is what came after, not the answer.
   const after = past
-    ? /\b(?:before|prior to|until)\s+(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*)*)/u.exec(
+    ? /\b(?:before|prior to|until)\s+(?:(?:the|his|her|their|my|our|a|an)\s+)?(\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’.-]*)*)/u.exec(
         request.question
       )?.[1]
     : undefined

@@ -78,8 +78,16 @@ const heldFacts = (asked: AskedFacts, contexts: ReadonlyArray<AnswerContext>): R
     )
     .sort((a, b) => a.time - b.time || a.context.index - b.context.index)
 
-const mentions = (question: string, value: string) =>
-  value.length > 1 && question.toLowerCase().normalize("NFC").includes(value)
+/**
+ * Whether a question names a value: the whole of it ("before Buenos Aires"), or a word of it of
+ * four letters or more ("before the Prius" names "prius prime", "before he became a lead" "tech lead").
+ */
+export const mentions = (question: string, value: string): boolean => {
+  const text = question.toLowerCase().normalize("NFC")
+  if (value.length > 1 && text.includes(value)) return true
+  const words = new Set(text.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'’-]*/gu) ?? [])
+  return value.split(/\s+/).some((w) => w.length >= 4 && words.has(w))
+}
 
 /** The facts of each slot (whom and what), in the order the question asks for them. */
 const bySlot = (asked: AskedFacts, held: ReadonlyArray<Held>): ReadonlyArray<ReadonlyArray<Held>> => {

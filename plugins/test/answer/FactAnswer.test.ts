@@ -77,6 +77,13 @@ describe("answers from stated facts", () => {
         ["Layla and I broke up. It was mutual.", 9]
       ]).answer
     ).toBe("Layla [1]")
+    // A word of the value names it: "the Prius" is the Prius Prime.
+    expect(
+      ask("What did Leilani drive before the Prius?", [
+        ["Sold the Corolla and now I'm driving a Prius Prime.", 9],
+        ["My trusty 2009 Corolla just hit 200k miles", 1, true]
+      ]).answer
+    ).toBe("Corolla [2]")
   })
 
   it("names every value still held of a kind that holds several, and none that ended", () => {
