@@ -276,11 +276,14 @@ export const answer = (request: AnswerRequest): Answer => {
     const sentence =
       type === "list" || type === "open" ? c.text.replace(/\s*$/, "") : quotedOf(c.context, c.text)
     const guess = short?.quoted === "instead" && Math.min(1, c.score) * short.sureness < guessBelow
+    // What the search read as how things stand now, no stated fact saying so ("Takealot lanyard
+    // on, first standup done"), is quoted after its short answer: the reader sees what it rests on.
+    const inferred = c.context === current && short !== undefined && !guess
     return {
       text:
         short === undefined || guess
           ? sentence
-          : short.quoted === "after"
+          : short.quoted === "after" || inferred
             ? `${short.text} — ${sentence}`
             : short.text,
       sureness: short?.sureness ?? 0.6,

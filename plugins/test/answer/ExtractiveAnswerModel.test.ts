@@ -170,6 +170,27 @@ describe("the extractive answer model", () => {
     expect(unread.answer).not.toContain("Bachelor of Construction")
   })
 
+  it("quotes after its short answer the memory the search read as current when no stated fact says so", () => {
+    const contexts = [
+      {
+        ...context(1, "Nobody warned me Nairobi gets THIS cold in July, our new flat has zero heating"),
+        current: true
+      },
+      // The search read it as outdated by the newer memory.
+      { ...context(2, "Six years living in Lagos and the traffic still humbles me daily"), outdated: true }
+    ]
+    const city = ExtractiveAnswerModel.answer({ question: "Which city does Amara live in now?", contexts })
+    expect(city.answer).toBe(
+      "Nairobi — Nobody warned me Nairobi gets THIS cold in July, our new flat has zero heating [1]"
+    )
+    // Read by the search as no more than near, the short answer stands alone.
+    const near = ExtractiveAnswerModel.answer({
+      question: "Which city does Amara live in now?",
+      contexts: contexts.map((c) => ({ ...c, current: false, outdated: false }))
+    })
+    expect(near.answer).not.toContain("—")
+  })
+
   it("answers a question about the writer from their own news, not from someone else's", () => {
     const contexts = [
       context(1, "My wife's favourite band is ABBA, which explains a lot about our road trips"),
