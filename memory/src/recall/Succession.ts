@@ -5,6 +5,7 @@ import {
   answersAsked,
   askedFacts,
   isAside,
+  namesRelative,
   othersNewsUnasked,
   speaksOf
 } from "@umo/plugins/nlp"
@@ -156,7 +157,7 @@ const canAnswer = (type: QuestionType, candidate: Candidate): boolean => {
     case "location":
       return types.has("LOCATION") || named
     case "person":
-      return types.has("PERSON") || types.has("ORGANIZATION") || named
+      return types.has("PERSON") || types.has("ORGANIZATION") || named || namesRelative(candidate.content)
     case "quantity":
       return spelledNumber.test(candidate.content)
     case "temporal":

@@ -166,6 +166,14 @@ describe("newestAnswerFirst", () => {
     expect(search("Which company does Thandiwe's choir rehearse with now?", work).current).toBe("theatre")
   })
 
+  it("takes someone named by what they are to the writer as the answer to a question for whom", () => {
+    const pancho = [
+      ["words", "Our parrot Pancho learned to say 'Colo-Colo'", 1, 0.9, 0.53],
+      ["mom", "Pancho went to live with my mom, she's home all day", 300, 0.8, 0.6]
+    ] as const
+    expect(search("Who does Joaquín's parrot Pancho live with now?", pancho).current).toBe("mom")
+  })
+
   it("reads a memory stating the asked fact as current however far its words are from the question", () => {
     const question = "Where does Valentina live now?"
     const memories = [

@@ -217,6 +217,8 @@ export const factAnswer = (request: AnswerRequest, type: QuestionType): Answer |
           ? stillHeld(held)
           : [current(held)]
   const answers = chosen.filter((h): h is Held => h !== undefined && h.fact.written.length > 0)
+  // A value the question names is what it asks about, not the answer ("Who does Pancho live with now?").
+  if (answers.length > 0 && answers.every((h) => mentions(request.question, h.fact.value))) return undefined
   // One value where the question asks for several may be one of many the memories name in passing.
   if (answers.length === 0 || (type === "list" && answers.length < 2)) return undefined
   const distinct = answers.filter((h, i) => answers.findIndex((o) => o.fact.value === h.fact.value) === i)

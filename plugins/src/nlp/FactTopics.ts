@@ -8,7 +8,7 @@
  * @module
  */
 import { carNames, countedThings, petKinds, plannedEvents, roleHeads } from "./FactLexicon.js"
-import { ADDRESS, alternation, DIET, EMAIL, PARTNER, PHONE, STUDY } from "./FactPatterns.js"
+import { ADDRESS, alternation, DIET, EMAIL, PARTNER, PHONE, REL, STUDY } from "./FactPatterns.js"
 
 const of = (...sources: ReadonlyArray<string>) => new RegExp(`\\b(?:${sources.join("|")})\\b`, "iu")
 
@@ -120,3 +120,8 @@ export const speaksOf = (attributes: ReadonlyArray<string>, text: string): boole
   })
   return known.length === 0 || known.some((topic) => topic.test(text))
 }
+
+const relative = new RegExp(String.raw`\b(?:my|our|his|her|their)\s+(?:${REL})\b`, "iu")
+
+/** Whether a text names someone by what they are to the writer ("my mom", "our neighbour"): a "who" answer without a name. */
+export const namesRelative = (text: string): boolean => relative.test(text)

@@ -86,6 +86,15 @@ describe("answers from stated facts", () => {
     ).toBe("Corolla [2]")
   })
 
+  it("leaves to the sentences a question that names the value it would answer with", () => {
+    const a = ask("Who does Joaquín's parrot Pancho live with now?", [
+      ["Pancho went to live with my mom, he screamed all day alone in the apartment", 9],
+      ["Our parrot Pancho learned to say 'Colo-Colo'", 1]
+    ])
+    // Its pet's name is no answer: the sentences answer (which one is the search's and their words' to say).
+    expect(a.answer).not.toMatch(/^Pancho \[/)
+  })
+
   it("names every value still held of a kind that holds several, and none that ended", () => {
     const a = ask("What pets does Ines have?", [
       ["We adopted a retired greyhound called Biscuit!", 1],

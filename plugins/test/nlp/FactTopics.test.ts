@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { askedFacts } from "../../src/nlp/FactQuestions.js"
-import { speaksOf } from "../../src/nlp/FactTopics.js"
+import { namesRelative, speaksOf } from "../../src/nlp/FactTopics.js"
 
 const about = (question: string, text: string) => speaksOf(askedFacts(question).attributes, text)
 
@@ -41,5 +41,14 @@ describe("speaksOf", () => {
   it("turns nothing away for a question of no kind it knows", () => {
     expect(about("What did Sam say about music?", "Got a kitten, named her Pixel")).toBe(true)
     expect(about("What does Sam like?", "Got a kitten, named her Pixel")).toBe(true)
+  })
+})
+
+describe("namesRelative", () => {
+  it("knows someone named by what they are to the writer", () => {
+    expect(namesRelative("Pancho went to live with my mom, she's home all day")).toBe(true)
+    expect(namesRelative("Our neighbour feeds the cat")).toBe(true)
+    expect(namesRelative("Mom said hi")).toBe(false)
+    expect(namesRelative("Pancho learned to say 'Colo-Colo'")).toBe(false)
   })
 })
