@@ -123,7 +123,8 @@ describe("newestAnswerFirst", () => {
   /** A person's memories as the search ranked them: id, text, day, score and cosine to the question. */
   const search = (
     question: string,
-    memories: ReadonlyArray<readonly [id: string, text: string, day: number, score: number, cosine: number]>
+    memories: ReadonlyArray<readonly [id: string, text: string, day: number, score: number, cosine: number]>,
+    facts: ReadonlyArray<RankingFacts> = memories.map(([id, , day]) => other(id, day))
   ) =>
     newestAnswerFirst(
       memories.map(([id, , , score]) => [id, score] as const),
@@ -134,7 +135,7 @@ describe("newestAnswerFirst", () => {
         ])
       ),
       new Map(memories.map(([id, , , , cosine]) => [id, cosine])),
-      memories.map(([id, , day]) => other(id, day)),
+      facts,
       question
     )
   const sam = [
@@ -187,18 +188,11 @@ describe("newestAnswerFirst", () => {
         0.18
       ]
     ] as const
-    const { ranked, current } = newestAnswerFirst(
-      memories.map(([id, , , score]) => [id, score] as const),
-      new Map(
-        memories.map(([id, content, day]) => [
-          id,
-          { content, timestamp: new Date(day * 86_400_000).toISOString(), entities: [] }
-        ])
-      ),
-      new Map(memories.map(([id, , , , cosine]) => [id, cosine])),
-      [living("ba", 1, "buenos aires"), other("abuela", 100), living("montevideo", 400, "montevideo")],
-      question
-    )
+    const { ranked, current } = search(question, memories, [
+      living("ba", 1, "buenos aires"),
+      other("abuela", 100),
+      living("montevideo", 400, "montevideo")
+    ])
     // Less than half as near as the nearest (someone else's news), yet it says where she lives.
     expect(ranked[0]![0]).toBe("montevideo")
     expect(current).toBe("montevideo")
