@@ -155,7 +155,8 @@ export const make = Effect.gen(function* () {
           new Map(around.map((n) => [n.umo_id, n])),
           weights.context
         ),
-        facts
+        facts,
+        asked
       )
       // What is current goes first, or for a question about the past, what came just before it.
       const past = asksAboutThePast(query)
@@ -192,7 +193,8 @@ export const make = Effect.gen(function* () {
                       byId
                     )
                   ),
-                  facts
+                  facts,
+                  asked
                 ).scores
               )
             )

@@ -14,10 +14,20 @@ import { slotParts } from "../capture/Updates.js"
 /** A score just below another: what "ranks below it" means once scores are compared. */
 const justBelow = (score: number) => score - Math.max(1e-9, Math.abs(score) * 1e-6)
 
-/** Whether two memories' facts disagree: a slot each holds one value of, with different values. */
-const disagree = (a: ReadonlyArray<StatedFact>, b: ReadonlyArray<StatedFact>) =>
+/**
+ * Whether two memories' facts disagree on a slot `about` admits: a slot each holds one value of,
+ * with different values.
+ */
+const disagree = (
+  a: ReadonlyArray<StatedFact>,
+  b: ReadonlyArray<StatedFact>,
+  about: (slot: string) => boolean
+) =>
   a.some(
-    (x) => x.mode === "set" && b.some((y) => y.mode === "set" && y.slot === x.slot && y.value !== x.value)
+    (x) =>
+      x.mode === "set" &&
+      about(x.slot) &&
+      b.some((y) => y.mode === "set" && y.slot === x.slot && y.value !== x.value)
   )
 
 /**
@@ -29,8 +39,16 @@ const disagree = (a: ReadonlyArray<StatedFact>, b: ReadonlyArray<StatedFact>) =>
  */
 export const currentFirst = (
   scores: ReadonlyMap<string, number>,
-  facts: ReadonlyArray<RankingFacts>
+  facts: ReadonlyArray<RankingFacts>,
+  asked?: AskedFacts
 ): { readonly scores: Map<string, number>; readonly outdated: ReadonlySet<string> } => {
+  // A memory out of date on one fact still says what else it says: for a question asking a kind of
+  // fact, only a newer value of that kind outdates it ("I live in Buenos Aires with my two cats" still
+  // answers "How many cats…?" after "Moved to Montevideo").
+  const about = (slot: string) =>
+    asked === undefined ||
+    asked.attributes.length === 0 ||
+    asked.attributes.some((a) => answersAsked(slotParts(slot).attribute, a))
   const ranked = new Map(scores)
   const outdated = new Set<string>()
   const byId = new Map(facts.map((f) => [f.umo_id, f]))
@@ -47,7 +65,7 @@ export const currentFirst = (
         ? [byId.get(older.superseded_by)!]
         : []),
       ...(older.superseded_by === null && older.facts.length > 0
-        ? stating.filter((f) => disagree(f.facts, older.facts) && isNewer(f, older))
+        ? stating.filter((f) => disagree(f.facts, older.facts, about) && isNewer(f, older))
         : [])
     ]
     if (older.superseded_by !== null || newer.length > 0) outdated.add(older.umo_id)

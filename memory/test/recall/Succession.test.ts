@@ -64,6 +64,11 @@ describe("currentFirst", () => {
         expect(ranked.get(newest)).toBe(scores.get(newest))
         for (const f of facts.filter((f) => f.umo_id.startsWith("o")))
           expect(ranked.get(f.umo_id)).toBe(scores.get(f.umo_id))
+        // Asked about that fact, the same; asked about another kind, none of them is out of date.
+        expect(currentFirst(scores, facts, askedFacts("Where does Maria live now?")).scores).toEqual(ranked)
+        const cats = currentFirst(scores, facts, askedFacts("How many cats does Maria have?"))
+        expect(cats.scores).toEqual(scores)
+        expect(cats.outdated.size).toBe(0)
       })
     )
   })
