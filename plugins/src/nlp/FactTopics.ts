@@ -10,13 +10,14 @@
 import { carNames, countedThings, petKinds, plannedEvents, roleHeads } from "./FactLexicon.js"
 import { ADDRESS, alternation, DIET, EMAIL, PARTNER, PHONE, REL, STUDY } from "./FactPatterns.js"
 
-const of = (...sources: ReadonlyArray<string>) => new RegExp(`\\b(?:${sources.join("|")})\\b`, "iu")
+// An empty source (no word of a list) is left out: it would match anywhere.
+const of = (...sources: ReadonlyArray<string>) =>
+  new RegExp(`\\b(?:${sources.filter((s) => s.length > 0).join("|")})\\b`, "iu")
 
 const home =
   "live|lives|living|lived|moved|move|moving|relocat\\w*|home|house|flat|apartment|place|lease|keys|neighbou?rhood|city|town|resident|unpack\\w*|boxes|settl\\w*|rent|rented|landlord|roommate|flatmate|street|commute|mortgage"
 const work =
   "work|works|working|worked|job|jobs|company|office|team|colleagues?|co-?workers?|boss|hired|hiring|onboarding|stand-?up|lanyard|badge|payroll|pay-?check|salary|shift|shifts|desk|career|employer|employee|interview|offer|contract|notice|resign\\w*|laid off|first day|clients?|startup|firm"
-const words = (list: ReadonlyArray<string>) => alternation(list)
 
 /** The words of each kind of fact (a slot's attribute, or its family before the colon). */
 const topics: Readonly<Record<string, RegExp>> = {
@@ -24,7 +25,7 @@ const topics: Readonly<Record<string, RegExp>> = {
   employer: of(work),
   role: of(
     work,
-    words(roleHeads),
+    alternation(roleHeads),
     "promot\\w*|title|rank|stripes|business cards?|report to|in charge|senior|junior|chief"
   ),
   partner: of(
@@ -35,7 +36,7 @@ const topics: Readonly<Record<string, RegExp>> = {
     PARTNER,
     "dating|date|married|marry|wedding|engaged|engagement|propos\\w*|honeymoon|anniversary|broke up|split|single|together|divorc\\w*|separat\\w*|relationship"
   ),
-  pet: of(words(petKinds), "pets?|adopt\\w*|rescue|vet|breed|leash|litter|cage"),
+  pet: of(alternation(petKinds), "pets?|adopt\\w*|rescue|vet|breed|leash|litter|cage"),
   diet: of(
     `(?:${DIET})`,
     "diet|eat|eats|eating|ate|food|meat|fish|dairy|meals?|cook\\w*|bread|rice|veg\\w*|plant-based|carbs?"
@@ -50,7 +51,7 @@ const topics: Readonly<Record<string, RegExp>> = {
     "iu"
   ),
   car: of(
-    words(carNames),
+    alternation(carNames),
     "car|cars|drive|drives|driving|drove|seats?|engine|mileage|garage|parking|dealer\\w*|heater|tyres?|tires?|fuel|petrol|diesel|charging"
   ),
   school: of(
@@ -78,30 +79,28 @@ const favouriteKinds: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(?:color|colour)$/, "colou?rs?|paint\\w*|wear\\w*|dyed"]
 ]
 
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 /** The words of an attribute's kind: of its slot, its favourite's kind, its counted thing or its planned event. */
 const topicOf = (attribute: string): RegExp | undefined => {
   const [family, kind = ""] = attribute.split(":")
   if (family === undefined) return undefined
   const own = topics[family]
   if (own !== undefined) return own
-  const kindWord = escaped(kind)
+  const kindWord = alternation([kind])
   if (family === "favorite")
     return of(liking, kindWord, ...favouriteKinds.filter(([kinds]) => kinds.test(kind)).map(([, w]) => w))
   if (family === "count") {
     const named = Object.keys(countedThings).filter((w) => countedThings[w] === kind)
     const born =
       kind === "children" || kind === "grandchildren" ? ["baby|born|arrived|pregnant|son|daughter"] : []
-    return of(kindWord, ...named.map(escaped), ...born)
+    return of(kindWord, alternation(named), ...born)
   }
   if (family === "plan") {
     const event = kind.split(":")[0] ?? ""
     const named = Object.keys(plannedEvents).filter((w) => plannedEvents[w] === event)
     const marrying = event === "wedding" ? ["married|marry|marrying"] : []
     return of(
-      escaped(event),
-      ...named.map(escaped),
+      alternation([event]),
+      alternation(named),
       ...marrying,
       "booked|cancel\\w*|postpon\\w*|pushed|resched\\w*|called off|dates?|tickets?"
     )

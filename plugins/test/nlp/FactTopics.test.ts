@@ -18,7 +18,8 @@ describe("speaksOf", () => {
       ["What is Nikos's rank on the ferry now?", "Wearing the second officer stripes on the 6am crossing"],
       ["What is Hemi studying now?", "Tonight was my first lecture at Unitec"],
       ["What's Noor's diet these days?", "Back to rice and bread, just trying to add more veggies"],
-      ["What's Emeka's number now?", "Switched networks, call me on +234 809 555 0142"]
+      ["What's Emeka's number now?", "Switched networks, call me on +234 809 555 0142"],
+      ["How many Munros has Eilidh climbed?", "Schiehallion in the mist today, that's Munro #15"]
     ] as const)
       expect(about(question, text), `${question} / ${text}`).toBe(true)
   })
@@ -33,7 +34,9 @@ describe("speaksOf", () => {
       ["Who is Ingrid's favourite artist now?", "Meet Bolle, our new rabbit"],
       ["What's Dmitri's favourite band these days?", "Passed my B2 Georgian exam!!"],
       ["What is Chloe's address?", "The bakery at the corner of Rue Cler was my favourite."],
-      ["What is Nikos's rank on the ferry now?", "Folegandros was unreal, two favourite islands"]
+      ["What is Nikos's rank on the ferry now?", "Folegandros was unreal, two favourite islands"],
+      // A thing no lexicon counts has its own word, and no other.
+      ["How many Munros has Eilidh climbed?", "Meet Bolle, our new rabbit"]
     ] as const)
       expect(about(question, text), `${question} / ${text}`).toBe(false)
   })
