@@ -79,6 +79,27 @@ export const currentFirst = (
 const justAbove = (score: number) => score + Math.max(1e-9, Math.abs(score) * 1e-6)
 
 /**
+ * The memory stating, by the fact rules, the value of an asked fact just before the one a question
+ * names — or before the newest — among the memories `among` admits; undefined when none does.
+ */
+const statedBefore = (
+  facts: ReadonlyArray<RankingFacts>,
+  asked: AskedFacts,
+  question: string,
+  among: (id: string) => boolean
+): (StatedFact & { readonly memory: RankingFacts }) | undefined => {
+  const isNewer = isNewerAmong(facts)
+  const lines = new Map<string, Array<StatedFact & { readonly memory: RankingFacts }>>()
+  for (const memory of [...facts].sort((a, b) => (isNewer(a, b) ? 1 : -1)))
+    for (const fact of memory.facts)
+      if (among(memory.umo_id) && statesAsked(asked, [{ ...fact, mode: "set" }]))
+        lines.set(fact.slot, [...(lines.get(fact.slot) ?? []), { ...fact, memory }])
+  return [...lines.values()]
+    .map((line) => valueBefore(line, (value) => mentions(question, value)))
+    .find((f) => f !== undefined)
+}
+
+/**
  * For a question about the past ("Where did she live before Lisbon?", "What was his old number?"):
  * the memory stating the value just before the one the question names — or before the newest —
  * goes first, the line of values `currentFirst` reads taken the other way. A question asking for
@@ -92,14 +113,7 @@ export const pastFirst = (
 ): Map<string, number> => {
   const ranked = new Map(scores)
   const isNewer = isNewerAmong(facts)
-  const lines = new Map<string, Array<StatedFact & { readonly memory: RankingFacts }>>()
-  for (const memory of [...facts].sort((a, b) => (isNewer(a, b) ? 1 : -1)))
-    for (const fact of memory.facts)
-      if (ranked.has(memory.umo_id) && statesAsked(asked, [{ ...fact, mode: "set" }]))
-        lines.set(fact.slot, [...(lines.get(fact.slot) ?? []), { ...fact, memory }])
-  const previous = [...lines.values()]
-    .map((line) => valueBefore(line, (value) => mentions(question, value)))
-    .find((f) => f !== undefined)
+  const previous = statedBefore(facts, asked, question, (id) => ranked.has(id))
   if (previous !== undefined) {
     ranked.set(previous.memory.umo_id, justAbove(Math.max(...ranked.values())))
     return ranked
@@ -279,9 +293,10 @@ export const newestAnswerFirst = (
   const stated = new Map(facts.map((f) => [f.umo_id, f.facts.filter((x) => x.mode !== "keep")]))
   const states = (id: string) => statesAsked(asked, stated.get(id) ?? [])
   // What the fact rules read is known: a question about the past is answered by it when it can be
-  // (`pastFirst`), and a memory whose facts are all of other kinds ("We moved to Singapore" for
-  // "Where does he work?") or only end a value ("Nibbles died") is not the current value.
-  if (past && ranked.slice(0, currencyDepth).some(([id]) => states(id))) return unchanged
+  // (`pastFirst`: they read a value before), and a memory whose facts are all of other kinds ("We
+  // moved to Singapore" for "Where does he work?") or only end a value ("Nibbles died") is not the current value.
+  const scoredIds = new Set(ranked.map(([id]) => id))
+  if (past && statedBefore(facts, asked, question, (id) => scoredIds.has(id)) !== undefined) return unchanged
   const answersByFacts = (id: string) => {
     const own = stated.get(id) ?? []
     if (own.length === 0 || asked.attributes.length === 0) return true

@@ -203,6 +203,20 @@ describe("newestAnswerFirst", () => {
     expect(current).toBe("montevideo")
   })
 
+  it("reads the memories for what came before when the rules read no value before the one named", () => {
+    const fatima = [
+      ["ilyas", "Been seeing Ilyas for a few months now and I'm really happy", 400, 0.9, 0.5],
+      ["karim", "Two years with Karim today, dinner by the river", 1, 0.5, 0.4]
+    ] as const
+    // The rules read Ilyas as her partner and nothing before him: Karim's memory comes first by its time.
+    const ilyas: RankingFacts = {
+      ...other("ilyas", 400),
+      facts: [{ slot: slot("partner"), value: "ilyas", mode: "set" }]
+    }
+    const { ranked } = search("Who was Fatima's partner before Ilyas?", fatima, [ilyas, other("karim", 1)])
+    expect(ranked[0]![0]).toBe("karim")
+  })
+
   it("puts first the one before it for a question about the past, and the one before a value named", () => {
     expect(search("Where did Sam live before?", sam).ranked[0]![0]).toBe("manchester")
     // What came before is no current value.
