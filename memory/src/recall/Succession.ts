@@ -206,6 +206,24 @@ const valueKinds: Readonly<Record<string, string>> = {
   partner: "PERSON"
 }
 
+/**
+ * Whether a candidate speaks of what a question asks: of its kind of fact (`speaksOf`: work words
+ * for an employer, a lease or keys for a home), with an entity of the value's kind, or with a word
+ * of the question's own — "Joined a community theatre group" is no answer to "Which company does
+ * she work for now?", however near in meaning; "Takealot lanyard on" is.
+ */
+const ofTheKindAsked = (question: string, asked: AskedFacts): ((candidate: Candidate) => boolean) => {
+  const speaks = speaksOf(asked.attributes)
+  const asking = new Set(
+    contentWords(question.replace(new RegExp(nowWords.source, "gi"), " ").replace(/['’]s\b/g, ""))
+  )
+  if (asked.subject !== undefined) asking.delete(contentWords(asked.subject)[0] ?? "")
+  return (c) =>
+    speaks(c.content) ||
+    c.entities.some((e) => asked.attributes.some((a) => valueKinds[a] === e.type)) ||
+    contentWords(c.content).some((w) => asking.has(w))
+}
+
 /** How many of the best candidates are read for what is current. */
 export const currencyDepth = 8
 
@@ -308,19 +326,6 @@ export const newestAnswerFirst = (
       )
     return states(id) && own.some((f) => f.mode !== "end" && statesAsked(asked, [f]))
   }
-  // A memory stating no fact is read as the asked one's new value only when it talks of its kind
-  // or of what the question names: "Joined a community theatre group" is no answer to "Which
-  // company does she work for now?", however near in meaning; "Takealot lanyard on" is. (Only the
-  // newest is asked this: "Deckhand life: paint, rope, repeat" was a job, for what came before.)
-  const asking = new Set(
-    contentWords(question.replace(new RegExp(nowWords.source, "gi"), " ").replace(/['’]s\b/g, ""))
-  )
-  if (asked.subject !== undefined) asking.delete(contentWords(asked.subject)[0] ?? "")
-  const onTopic = (id: string, c: Candidate) =>
-    (stated.get(id) ?? []).length > 0 ||
-    speaksOf(asked.attributes, c.content) ||
-    c.entities.some((e) => asked.attributes.some((a) => valueKinds[a] === e.type)) ||
-    contentWords(c.content).some((w) => asking.has(w))
   const best = ranked[0]![1]
   const read = ranked.slice(0, currencyDepth)
   const near = (id: string) => similarity.get(id) ?? 0
@@ -333,7 +338,7 @@ export const newestAnswerFirst = (
     .filter(
       ({ id, c }) =>
         // A memory the rules read stating what is asked needs no nearness: its words say so.
-        (near(id) >= cut || (states(id) && answersByFacts(id))) &&
+        (near(id) >= cut || states(id)) &&
         !isAside(c.content) &&
         canAnswer(type, c) &&
         answersByFacts(id) &&
@@ -349,9 +354,14 @@ export const newestAnswerFirst = (
         .filter((a) => names(a.c).some((n) => n.length > 2 && text.includes(n.toLowerCase())))
         .at(-1) ?? answering.at(-1)!)
     : undefined
-  const target = past
-    ? answering.slice(0, answering.indexOf(anchor!)).at(-1)
-    : answering.filter((a) => onTopic(a.id, a.c)).at(-1)
+  // A memory stating no fact is read as the asked one's new value only when it speaks of the kind
+  // asked (`ofTheKindAsked`). Only the newest is asked this: "Deckhand life: paint, rope, repeat"
+  // was a job, for what came before.
+  const ofKind = past ? undefined : ofTheKindAsked(question, asked)
+  const target =
+    ofKind === undefined
+      ? answering.slice(0, answering.indexOf(anchor!)).at(-1)
+      : answering.findLast((a) => (stated.get(a.id) ?? []).length > 0 || ofKind(a.c))
   if (target === undefined) return unchanged
   const outdated = new Set(answering.filter((a) => a.time < target.time).map((a) => a.id))
   const lifted = ranked.map(([id, score]) => [id, id === target.id ? justAbove(best) : score] as const)

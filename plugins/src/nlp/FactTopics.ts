@@ -18,6 +18,9 @@ const home =
   "live|lives|living|lived|moved|move|moving|relocat\\w*|home|house|flat|apartment|place|lease|keys|neighbou?rhood|city|town|resident|unpack\\w*|boxes|settl\\w*|rent|rented|landlord|roommate|flatmate|street|commute|mortgage"
 const work =
   "work|works|working|worked|job|jobs|company|office|team|colleagues?|co-?workers?|boss|hired|hiring|onboarding|stand-?up|lanyard|badge|payroll|pay-?check|salary|shift|shifts|desk|career|employer|employee|interview|offer|contract|notice|resign\\w*|laid off|first day|clients?|startup|firm"
+// How a couple stands, for a partner and for the relationship (PARTNER names the partner: "wife", "boyfriend").
+const couple =
+  "dating|date|married|marry|wedding|engaged|engagement|propos\\w*|honeymoon|anniversary|broke up|split|single|together|relationship"
 
 /** The words of each kind of fact (a slot's attribute, or its family before the colon). */
 const topics: Readonly<Record<string, RegExp>> = {
@@ -28,14 +31,8 @@ const topics: Readonly<Record<string, RegExp>> = {
     alternation(roleHeads),
     "promot\\w*|title|rank|stripes|business cards?|report to|in charge|senior|junior|chief"
   ),
-  partner: of(
-    PARTNER,
-    "dating|date|dated|married|marry|marrying|wedding|engaged|engagement|propos\\w*|ring|honeymoon|anniversary|broke up|split|single|together|valentine\\w*|relationship|boyfriend|girlfriend|wife|husband"
-  ),
-  relationship: of(
-    PARTNER,
-    "dating|date|married|marry|wedding|engaged|engagement|propos\\w*|honeymoon|anniversary|broke up|split|single|together|divorc\\w*|separat\\w*|relationship"
-  ),
+  partner: of(PARTNER, couple, "dated|marrying|ring|valentine\\w*"),
+  relationship: of(PARTNER, couple, "divorc\\w*|separat\\w*"),
   pet: of(alternation(petKinds), "pets?|adopt\\w*|rescue|vet|breed|leash|litter|cage"),
   diet: of(
     `(?:${DIET})`,
@@ -110,14 +107,15 @@ const topicOf = (attribute: string): RegExp | undefined => {
 
 /**
  * Whether a text talks about a kind of fact asked (any of `attributes`); true when none of them
- * has words of its own (a kind this module does not know is not used to turn a memory away).
+ * has words of its own (a kind this module does not know is not used to turn a memory away). The
+ * words are gathered once for the attributes, then read in each text.
  */
-export const speaksOf = (attributes: ReadonlyArray<string>, text: string): boolean => {
+export const speaksOf = (attributes: ReadonlyArray<string>): ((text: string) => boolean) => {
   const known = attributes.flatMap((a) => {
     const topic = topicOf(a)
     return topic === undefined ? [] : [topic]
   })
-  return known.length === 0 || known.some((topic) => topic.test(text))
+  return (text) => known.length === 0 || known.some((topic) => topic.test(text))
 }
 
 const relative = new RegExp(String.raw`\b(?:my|our|his|her|their)\s+(?:${REL})\b`, "iu")

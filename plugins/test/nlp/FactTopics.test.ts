@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { askedFacts } from "../../src/nlp/FactQuestions.js"
 import { namesRelative, speaksOf } from "../../src/nlp/FactTopics.js"
 
-const about = (question: string, text: string) => speaksOf(askedFacts(question).attributes, text)
+const about = (question: string, text: string) => speaksOf(askedFacts(question).attributes)(text)
 
 describe("speaksOf", () => {
   it("knows a memory of the kind of fact asked, though it states no value a rule reads", () => {
