@@ -14,12 +14,28 @@ import { leadingSubject } from "./Facts.js"
 const opening = (text: string) => text.trim().split(/(?<=[.!?])\s+|\n+|\s+[—–]\s+/)[0] ?? ""
 
 const visit =
-  /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|(?:flying|fly|flights?|heading|jetting) (?:out |off |back )?(?:to|into)|back in \p{Lu}[\p{L}-]* for|stopover|layover)\b/iu
+  /\b(?:visit(?:ed|ing|s)?|trip (?:to|in)|(?:long )?weekend (?:in|at)|(?:a |one |two |three )?(?:days?|weeks?|nights?) in|holiday in|vacation in|on holiday|for the weekend|flew (?:to|into)|(?:flying|fly|flights?|heading|jetting) (?:out |off |back )?(?:to|into)|back in \p{Lu}[\p{L}-]* for|(?:drove|driving|road ?trip) (?:up |down |over |out )?to|stopover|layover)\b/iu
 const home = /\b(?:moved|move|relocat\w*|live|lives|living|home|flat|apartment|house|lease|keys|settled)\b/i
 
 /** A child or grandchild born to the writer ("Our son Minh Khoa arrived last night"): their news too. */
 const newChild =
   /^[\p{Extended_Pictographic}\s]*(?:my|our) (?:(?:baby|new|little|first|second|third|fourth|fifth) )?(?:son|daughter|baby|child|kid|boy|girl|grandson|granddaughter|grandchild|grandbaby)\b[^.!?]{0,40}?\b(?:arrived|was born|is born|is here|joined (?:us|the family))\b/iu
+
+/**
+ * Whether what someone else did in a sentence was done to the writer ("Boss moved me off the bar —
+ * I'm the head roaster now", "The practice assigned me to Dr. Benali"): the writer's news.
+ */
+const doneToTheWriter = (sentence: string, lead: string | undefined) => {
+  if (lead === undefined) return false
+  const at = sentence.toLowerCase().indexOf(lead.toLowerCase())
+  // "My sister told me she's moving": what they told is still their news.
+  return (
+    at >= 0 &&
+    /^\s+(?!(?:\w+\s+)?(?:told|tells|telling|texted|texts|called|calls|asked|asks|messaged|emailed|rang|showed|reminded|warned|wrote|sent|invited|promised|says|said)\b)(?:[\p{L}'’-]+\s+){1,2}?(?:me|us)\b/iu.test(
+      sentence.slice(at + lead.length)
+    )
+  )
+}
 
 /**
  * Whose news a sentence is when it is not the writer's: the words naming them, as it opens with
@@ -31,7 +47,7 @@ export const othersNews = (sentence: string): ReadonlyArray<string> | undefined 
   if (owner !== undefined && !/^(?:it|that|there|he|she|what|who|here)$/i.test(owner))
     return [owner.toLowerCase()]
   const { subject, lead } = leadingSubject(sentence)
-  if (subject === "self" || newChild.test(sentence)) return undefined
+  if (subject === "self" || newChild.test(sentence) || doneToTheWriter(sentence, lead)) return undefined
   return (lead ?? "")
     .toLowerCase()
     .split(/[^\p{L}'’-]+/u)

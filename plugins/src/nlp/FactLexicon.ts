@@ -10,7 +10,7 @@ const words = (list: string): ReadonlyArray<string> => list.split("|")
 
 /** Family and close relations a subject can be ("my sister moved to Berlin"). */
 export const relations = words(
-  "husband|wife|spouse|partner|boyfriend|girlfriend|fiancé|fiancée|fiance|fiancee|mom|mum|mother|dad|father|sister|brother|son|daughter|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|roommate|flatmate|best friend|friend|boss|colleague|coworker|neighbor|neighbour|stepmom|stepdad|stepson|stepdaughter|sister-in-law|brother-in-law|mother-in-law|father-in-law|kids|parents"
+  "husband|wife|spouse|partner|boyfriend|girlfriend|fiancé|fiancée|fiance|fiancee|mom|mum|mother|dad|father|sister|brother|son|daughter|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|niece|nephew|roommate|flatmate|best friend|friend|boss|colleague|coworker|neighbor|neighbour|stepmom|stepdad|stepson|stepdaughter|sister-in-law|brother-in-law|mother-in-law|father-in-law|kids|parents|mate|bandmate|housemate|teammate|classmate|workmate|manager|mentor|bestie|bff|buddy|pal|landlord|landlady|ex|stepsister|stepbrother|grandson|granddaughter|in-laws|twin"
 )
 
 /** Words for a romantic partner, and the relationship status each implies. */
@@ -212,6 +212,14 @@ const wishWords =
  */
 export const asks =
   /^\W*(?:who|what|where|when|why|how|which|is|are|am|do|does|did|can|could|should|would|will|have|has|was|were|any|anyone|anybody|you|u)\b.*\?\W*$/i
+
+/**
+ * A way of reaching someone that a possessive gives to another: "Mum's new number is…", "Prima
+ * Lupita's email changed too, it's…", "her mobile". A contact detail in such a clause is theirs,
+ * not the writer's. "it's", "that's", "here's" own nothing.
+ */
+export const othersContact =
+  /\b(?:his|her|their|(?!(?:it|that|this|here|there|what|who|where|how|let|he|she|one|today|everyone)['’]s\b)\p{L}[\p{L}-]*['’]s)\s+(?:(?:new|old|current|updated|work|personal|home|private|main|mobile|cell|phone)\s+){0,2}(?:e-?mail(?:\s+address)?|number|phone|mobile|cell|whatsapp|contact)\b/iu
 
 /** Words that make a clause a wish or a guess: it states no fact. */
 export const wishful = new RegExp(String.raw`\b(?:${wishWords})\b`, "i")

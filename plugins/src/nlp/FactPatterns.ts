@@ -188,6 +188,8 @@ export const plan = (event: string | undefined, qualifier: string | undefined) =
   // A name as written ("Japan", "New York"), or else the word just before the event ("dentist").
   const which =
     qualifier === undefined ? undefined : (properValue(qualifier, 3) ?? qualifier.split(/\s+/).at(-1))
+  // "Physio says no marathon this year": a plan denied is no plan.
+  if (which !== undefined && /^(?:no|not|never)$/i.test(which)) return undefined
   return which === undefined || vagueQualifiers.has(which.toLowerCase())
     ? `plan:${name}`
     : `plan:${name}:${which.toLowerCase()}`

@@ -33,6 +33,13 @@ const movedVerbs = "moved|relocated|moved back|moved over|moved out|emigrated|im
 /** Places of study, which an "N years at X" names as a school rather than an employer. */
 const SCHOOL_WORD = String.raw`(?:university|college|school|institute|academy|polytechnic|politehnica|uni|conservatory|conservatoire)`
 
+/**
+ * A role as written: up to three words before its head ("senior data analyst") and a word after
+ * it that names a doer too ("nurse practitioner", "head roaster"), never an adverb that happens to
+ * end like one ("a nurse after all").
+ */
+const ROLE_VALUE = String.raw`(?:[\w-]+ ){0,3}(?:${ROLE})(?: (?!(?:later|never|ever|over|after|rather|together|whether|either|neither|other|another|under|forever|better|sooner|faster|harder|longer|whatever|however|per)\b)[\p{L}-]{2,}(?:er|or|ist|yst|ian|eer))?`
+
 /** Where someone lives, their address, where they work, what they do, where they study, what they drive. */
 // biome-ignore format: a table of rules, one a line
 const lifeFactRules: ReadonlyArray<FactRule> = [
@@ -75,6 +82,7 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ whole: true, attribute: "employer", mode: "set", value: "proper", pattern: String.raw`(?:^|\b(?:officially|now|finally|am|became|become|as))\s*(?:a|an) ${PROPER_LAZY}(?= (?:employee|staffer|hire|new hire|team member|intern|contractor)\b)` }),
   // A work anniversary ("four years at KPMG today"), unless the place is a school.
   rule({ whole: true, attribute: "employer", mode: "set", value: "proper", pattern: String.raw`\b(?:${NUM}) (?:years?|months?) (?:now )?at\s+(?!\S*${SCHOOL_WORD})${PROPER_LAZY}(?=\s*(?:$|[.!,;:)]|today|this\b|now|as of|and\b|already))` }),
+  rule({ attribute: "employer", mode: "set", value: "proper", pattern: String.raw`(?:next stop|next chapter|new chapter|onwards to|onward to)[:,]?\s+${PROPER}(?=[^.!?]*\b(?:start|starting|starts|join|joining|offer|role|job|team|monday|tuesday|wednesday|thursday|friday)\b)` }),
   rule({ attribute: "employer", mode: "add", value: "proper", pattern: String.raw`(?:side (?:gig|hustle|job|project)|freelanc\w*|part-time|moonlight\w*|on the side|second job|also work\w*|consult\w*) (?:at|for|with)\s+${PROPER}` }),
   rule({ attribute: "employer", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:left|quit|resigned from|was laid off (?:from|by)|got laid off (?:from|by)|was let go (?:from|by)|got let go (?:from|by)|got fired from|was fired from|retired from|no longer work (?:at|for)|stopped working (?:at|for)|handed in my notice at)\s+${PROPER}` }),
   rule({ negated: true, attribute: "employer", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:am |is |are )?(?:no longer|not) (?:at|with|working (?:at|for))\s+${PROPER}` }),
@@ -82,12 +90,12 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: "employer", mode: "end", value: "fixed", fixed: "*", anchored: true, pattern: String.raw`${START}(?:quit|left|lost) (?:my|his|her|our) (?:job|position|role)|${START}(?:got|was|been) (?:laid off|let go|fired)\b|${START}(?:am|'m|is|'s) (?:now )?(?:unemployed|between jobs|out of work|retired)\b` }),
 
   // What someone does.
-  rule({ attribute: "role", mode: "set", value: "role", anchored: true, pattern: String.raw`${START}(?:am|'m|is|'s|are|'re|been|work as|works as|working as|started as|start as|hired as|joined as|now) (?:now |officially |finally )?(?:a|an|the) (?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
-  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`^${OPENER}(?:now |officially |finally )+(?:a|an) (?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
-  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`promoted (?:to|as) (?:a |an |the )?(?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
-  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`(?:my|our) new (?:title|role|position|job title|job) (?:is )?(?:as )?(?:a |an |the )?(?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
-  rule({ attribute: "role", mode: "set", value: "role", anchored: true, pattern: String.raw`${START}(?:became|become|becoming|got hired as|got the job as|was made|got made) (?:a|an|the) (?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
-  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`^${OPENER}(?:${NUM}) (?:years?|months?) (?:now )?as (?:a|an) (?<v>(?:[\w-]+ ){0,3}(?:${ROLE}))\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", anchored: true, pattern: String.raw`${START}(?:am|'m|is|'s|are|'re|been|work as|works as|working as|started as|start as|hired as|joined as|now) (?:(?:now |officially |finally )?(?:a|an|the) |(?:now |officially |finally )+)(?<v>${ROLE_VALUE})\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`^${OPENER}(?:now |officially |finally )+(?:a|an) (?<v>${ROLE_VALUE})\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`promoted (?:to|as) (?:a |an |the )?(?<v>${ROLE_VALUE})\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`(?:my|our) new (?:title|role|position|job title|job) (?:is )?(?:as )?(?:a |an |the )?(?<v>${ROLE_VALUE})\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", anchored: true, pattern: String.raw`${START}(?:became|become|becoming|got hired as|got the job as|was made|got made) (?:a|an|the) (?<v>${ROLE_VALUE})\b` }),
+  rule({ attribute: "role", mode: "set", value: "role", pattern: String.raw`^${OPENER}(?:${NUM}) (?:years?|months?) (?:now )?as (?:a|an) (?<v>${ROLE_VALUE})\b` }),
 
   // Where someone studies.
   rule({ attribute: "school", mode: "set", value: "proper", pattern: String.raw`\b(?:${STUDY}|year of [\p{L} '’-]{2,40}?)(?: [\w'’-]+){0,4}? (?:at|in (?=\S*${SCHOOL_WORD}))\s*${PROPER}` }),
@@ -97,7 +105,7 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
 
   // What someone drives.
   rule({ attribute: "car", mode: "set", value: "proper", pattern: String.raw`(?:my|our) (?:[\w'’-]+ ){0,2}?(?:\d{4} )?(?<v>(?:${CAR})(?: (?:${CAR}|\p{Lu}[\p{L}\d-]*))?)\b` }),
-  rule({ attribute: "car", mode: "set", value: "proper", pattern: String.raw`(?:driving|drive|drives|bought|got|picked up|leased|leasing|traded (?:it |up )?for|upgraded to) (?:a|an|my|our|the) (?:new |used |secondhand |second-hand |shiny |electric )*(?:\d{4} )?(?<v>(?:${CAR})(?: (?:${CAR}|\p{Lu}[\p{L}\d-]*))?)\b` }),
+  rule({ attribute: "car", mode: "set", value: "proper", pattern: String.raw`(?:driving|drive|drives|bought|got|picked up|leased|leasing|traded (?:it |up )?for|upgraded to|keys (?:to|for)) (?:a|an|my|our|the) (?:new |used |secondhand |second-hand |shiny |electric )*(?:\d{4} )?(?<v>(?:${CAR})(?: (?:${CAR}|\p{Lu}[\p{L}\d-]*))?)\b` }),
   rule({ attribute: "car", mode: "end", value: "proper", pattern: String.raw`(?:sold|traded in|scrapped|totaled|totalled|wrote off|got rid of|said goodbye to) (?:my|our|the) (?:old |trusty |beloved )*(?:\d{4} )?(?<v>(?:${CAR})(?: (?:${CAR}|\p{Lu}[\p{L}\d-]*))?)\b` })
 ]
 

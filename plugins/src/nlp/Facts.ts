@@ -21,7 +21,7 @@
  * @module
  */
 import { type FactMode, moreSaid } from "@umo/core"
-import { asks, future, hypothetical, relations, wishful } from "./FactLexicon.js"
+import { asks, future, hypothetical, othersContact, relations, wishful } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { type More, statesMore } from "./FactRemainder.js"
 import { factRules } from "./FactRules.js"
@@ -117,7 +117,7 @@ export const subjectOf = (captured: string | undefined): string | undefined => {
  * opens with ("My husband just got promoted"), nobody for a pronoun ("She moved"), else the writer.
  */
 const LEAD = new RegExp(
-  String.raw`${OPENER}(?:(?<rel>(?:my|our) (?:${REL})(?: \p{Lu}[\p{L}'’-]+)?|(?:${REL})(?=\s))|(?<pronoun>he|she|they|his|her|their)\b|(?:my|our) (?<other>[\p{L}-]+)\s+(?:just |still |also |now |recently |finally )*(?:lives|moved|works|bought|drives|started|joined|left|married|adopted|got|speaks|thinks|runs|teaches)\b|(?<name>\p{Lu}[\p{L}'’-]+)(?:['’]s)?\s+(?:just |also |finally |now |recently |has |had )*(?:got|moved|lives|works|bought|sold|started|joined|left|became|drives|adopted|married|switched|landed|took)\b)`,
+  String.raw`${OPENER}(?:(?<rel>(?:my|our) (?:${REL})(?: \p{Lu}[\p{L}'’-]+)?|(?:${REL})(?=\s))|(?<pronoun>he|she|they|his|her|their)\b|(?:my|our) (?<other>[\p{L}-]+)\s+(?:just |still |also |now |recently |finally )*(?:lives|moved|works|bought|drives|started|joined|left|married|adopted|got|speaks|thinks|runs|teaches)\b|(?<name>\p{Lu}[\p{L}'’-]+)(?:['’]s)?\s+(?:just |also |finally |now |recently |has |had |himself |herself |themselves )*(?:got|moved|lives|works|bought|sold|started|joined|left|became|drives|adopted|married|switched|landed|took)\b)`,
   "iud"
 )
 
@@ -159,8 +159,10 @@ const clauseFacts = (clause: string): { readonly facts: ReadonlyArray<Fact>; rea
     // A wish or a condition governs what follows it ("If I get the job I'll move to Paris"), not
     // what came before ("My email is x@y.com if anyone wants it"). A condition of its use leaves a
     // contact detail the writer's: "if the courier needs me my number is 0161 555 0199".
-    const unreal = rule.value === "email" || rule.value === "phone" ? wishful : hypothetical
-    if (unreal.test(clause.slice(0, match.index + match[0].length))) continue
+    const contact = rule.value === "email" || rule.value === "phone"
+    const unreal = contact ? wishful : hypothetical
+    const upToValue = clause.slice(0, match.index + match[0].length)
+    if (unreal.test(upToValue) || (contact && othersContact.test(upToValue))) continue
     const groups = match.groups ?? {}
     // A negated statement ("I do not live in X") is a rule of its own; others must not be negated.
     if (rule.mode !== "end" && rule.negated !== true && /\b(?:not|never|no longer)\b/i.test(match[0]))

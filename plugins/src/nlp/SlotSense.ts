@@ -21,7 +21,7 @@
 import { cosineSimilarity } from "@umo/core"
 import { Effect } from "effect"
 import { isEnglishWord } from "./Engines.js"
-import { asks, future, hypothetical } from "./FactLexicon.js"
+import { asks, future, hypothetical, othersContact } from "./FactLexicon.js"
 import { ADDRESS, DIET, EMAIL, HOME, PHONE, REL, ROLE, STUDY } from "./FactPatterns.js"
 import { clauses, type Fact, leadingSubject, maxFactText, speakerOf, statedFacts } from "./Facts.js"
 import { addressValue, dietName, isNameWord, normalizeValue, phoneValue, properValue } from "./FactValues.js"
@@ -189,6 +189,7 @@ const aboutTheWriter = (clause: string) =>
   !future.test(clause) &&
   !planned.test(clause) &&
   !aboutOthers.test(clause) &&
+  !othersContact.test(clause) &&
   leadingSubject(clause).subject === "self"
 
 interface Example {

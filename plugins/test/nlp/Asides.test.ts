@@ -18,7 +18,11 @@ describe("isAside", () => {
       "We spent a long weekend in Seville in May",
       "Visiting my parents in Izmir for the holidays",
       "Flying to Lima on Friday for my uncle's birthday",
-      "Heading back to Porto for a conference"
+      "Heading back to Porto for a conference",
+      "Drove to Shiraz for my uncle's birthday, 9 hours each way",
+      "my mate Sipho quit teaching to go into banking, madness",
+      "Piotr himself moved to Warsaw to lead the new ML group",
+      "My sister told me she's moving to Oslo"
     ])
       expect(isAside(text), text).toBe(true)
   })
@@ -35,7 +39,8 @@ describe("isAside", () => {
       "Poi passed away this morning.",
       "It's been a year in Lisbon and I'm not going back",
       "Moved back home for a weekend visit that turned into forever",
-      "Flying home to Lima for good, the lease there starts Monday"
+      "Flying home to Lima for good, the lease there starts Monday",
+      "Boss moved me off the bar — I'm the head roaster now!"
     ])
       expect(isAside(text), text).toBe(false)
   })

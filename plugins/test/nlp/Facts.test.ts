@@ -49,6 +49,23 @@ describe("statedFacts", () => {
     expect(facts("I quit my job.")).toEqual(["self|employer|*|end"])
     expect(facts("Today was my last day at Acme.")).toEqual(["self|employer|acme|end"])
     expect(facts("I also freelance for Acme Corp on weekends.")).toEqual(["self|employer|acme corp|add"])
+    expect(facts("Leaving Andela after 5 yrs. Next stop Flutterwave, start Monday")).toEqual([
+      "self|employer|flutterwave|set"
+    ])
+  })
+
+  it("reads a role of several words, with a doer's word after its head, and no adverb", () => {
+    expect(
+      facts("PASSED BOARDS!!! I'm officially a nurse practitioner 🩺 first clinic day is Monday")
+    ).toEqual(["self|role|nurse practitioner|set"])
+    expect(facts("Boss moved me off the bar — I'm the head roaster now!")).toEqual([
+      "self|role|head roaster|set"
+    ])
+    expect(facts("after the reorg, I'm officially Senior Data Analyst (!!!) effective 1 March")).toContain(
+      "self|role|senior data analyst|set"
+    )
+    expect(facts("I'm a nurse after all")).toEqual(["self|role|nurse|set"])
+    expect(facts("I'm a teacher later today")).toEqual(["self|role|teacher|set"])
   })
 
   it("reads partners, relationship status, pets, favourites, diets, contacts, counts and plans", () => {
@@ -116,6 +133,11 @@ describe("statedFacts", () => {
     expect(facts("the wedding is now 6 September 2024")).toEqual(["self|plan:wedding|6 september 2024|set"])
     expect(facts("Pushed Seoul to November")).toContain("self|plan:trip:seoul|november|set")
     expect(facts("Not moving to Bristol after all")).toContain("self|plan:move:bristol|*|end")
+    expect(facts("Booked flights to Japan for April! Cherry blossoms here I come")).toContain(
+      "self|plan:trip:japan|april|set"
+    )
+    // A plan denied is none.
+    expect(facts("Physio says no marathon this year so I've deferred my entry")).toEqual([])
     expect(facts("Started eating fish again, doctor's orders")).toEqual(["self|diet|pescatarian|set"])
   })
 
@@ -254,6 +276,10 @@ describe("updates decided from stated facts", () => {
       "self|email|ana@example.org|set"
     )
     expect(facts("I wish my email was ana@example.org")).toEqual([])
+    // Someone else's, by a possessive before the way of reaching them.
+    expect(facts("Mum's new number is 0403 221 990, saving it here so I don't lose it again")).toEqual([])
+    expect(facts("Prima Lupita's email changed too, it's lupita.o@hotmail.com")).toEqual([])
+    expect(facts("Here's my new number: 0412 555 873")).toEqual(["self|phone|0412555873|set"])
     expect(facts("If I move to Leeds I'll live at 4 Park Row")).toEqual([])
   })
 
