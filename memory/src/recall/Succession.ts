@@ -299,15 +299,12 @@ export const newestAnswerFirst = (
   // A yes-or-no question is about how things stand only when it says so ("Is she still vegan?"):
   // then the newest memory on what it asks answers it, yes or no.
   const yesOrNoNow = type === "yes_no" && nowWords.test(question)
-  if (
-    (!past && !asksAboutNow(question)) ||
-    type === "list" ||
-    (type === "yes_no" && !yesOrNoNow) ||
-    scored.length === 0
-  )
+  if ((!past && !asksAboutNow(question)) || scored.length === 0)
     return { ranked: scored, outdated: new Set<string>() }
+  // "Which bikes does he have now?" is about the writer's too: someone else's news goes below.
   const ranked = ownNewsFirst(scored, records, question)
   const unchanged = { ranked, outdated: new Set<string>() }
+  if (type === "list" || (type === "yes_no" && !yesOrNoNow)) return unchanged
   const stated = new Map(facts.map((f) => [f.umo_id, f.facts.filter((x) => x.mode !== "keep")]))
   const states = (id: string) => statesAsked(asked, stated.get(id) ?? [])
   // What the fact rules read is known: a question about the past is answered by it when it can be
@@ -324,6 +321,8 @@ export const newestAnswerFirst = (
         asked,
         own.map((f) => ({ ...f, mode: "set" as const }))
       )
+    // "Where is her rabbit Pepparkaka now?" is answered by the memory ending what it names.
+    if (own.some((f) => f.mode === "end" && f.value !== "*" && mentions(question, f.value))) return true
     return states(id) && own.some((f) => f.mode !== "end" && statesAsked(asked, [f]))
   }
   const best = ranked[0]![1]

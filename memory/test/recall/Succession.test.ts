@@ -244,6 +244,32 @@ describe("newestAnswerFirst", () => {
     ])
   })
 
+  it("puts someone else's news below the writer's own for a list asked about now too", () => {
+    const bikes = [
+      ["dad", "my dad is thinking about getting an e-bike, he calls cyclists lycra people", 300, 0.9, 0.5],
+      ["gravel", "New gravel bike arrived!! Canyon Grizl in olive", 400, 0.8, 0.45]
+    ] as const
+    expect(search("Which bikes does Lars currently have?", bikes).ranked.map(([id]) => id)).toEqual([
+      "gravel",
+      "dad"
+    ])
+  })
+
+  it("reads the memory ending what a question about now names as its answer", () => {
+    const rabbit = [
+      ["got", "We got a rabbit! Kids named him Pepparkaka", 1, 0.9, 0.55],
+      ["rehomed", "had to rehome Pepparkaka, he's with a lovely family in Uppsala", 300, 0.8, 0.5]
+    ] as const
+    const ended: RankingFacts = {
+      ...other("rehomed", 300),
+      facts: [{ slot: slot("pet"), value: "pepparkaka", mode: "end" }]
+    }
+    const question = "Where is Astrid's rabbit Pepparkaka now?"
+    expect(search(question, rabbit, [other("got", 1), ended]).current).toBe("rehomed")
+    // Ending a value the question does not name answers nothing about now.
+    expect(search("Where is Astrid's rabbit now?", rabbit, [other("got", 1), ended]).current).toBe("got")
+  })
+
   it("leaves questions about neither, lists and yes-or-no questions not about now as they were", () => {
     for (const question of [
       "What did Sam say about music?",

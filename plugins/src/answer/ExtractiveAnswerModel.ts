@@ -10,6 +10,7 @@ import type {
 import { Effect } from "effect"
 import { othersNewsUnasked } from "../nlp/Asides.js"
 import { findEntities } from "../nlp/Entities.js"
+import { statedFacts } from "../nlp/Facts.js"
 import { isNameWord } from "../nlp/FactValues.js"
 import { splitSentences } from "../nlp/Normalize.js"
 import { answerSpans, contentWords, type Span, yesOrNo } from "./AnswerSpans.js"
@@ -124,8 +125,16 @@ const shortAnswer = (type: QuestionType, candidate: Candidate, question: string)
   const quoted = titleAsked.test(question) ? text.match(/["“]([^"”]{2,80})["”]/)?.[1] : undefined
   if (quoted) return { text: quoted, sureness: 0.9 }
   const wanted = wantedEntityTypes[type]
-  const asked = question.toLowerCase()
-  const entity = entities.find((e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()))
+  // A value the sentence says ended ("Resigned from Trendyol. Going remote with Pliant") is no
+  // answer about now; for one about the past it may be.
+  const ended = asksAboutThePast(question)
+    ? []
+    : statedFacts(text).flatMap((f) => (f.mode === "end" && f.value !== "*" ? [f.value] : []))
+  const asked = [question.toLowerCase(), ...ended].join(" ")
+  const isEnded = (name: string) => ended.some((value) => name.toLowerCase().includes(value))
+  const entity = entities.find(
+    (e) => wanted.includes(e.type) && !asked.includes(e.text.toLowerCase()) && !isEnded(e.text)
+  )
   const span = spans[0]
   // "Who is Lily?" asks what Lily is to someone, not for another name.
   if (span?.names && type === "person") return { text: span.text, sureness: 0.9 }

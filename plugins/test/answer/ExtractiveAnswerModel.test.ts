@@ -170,6 +170,15 @@ describe("the extractive answer model", () => {
     expect(unread.answer).not.toContain("Bachelor of Construction")
   })
 
+  it("answers a question about now with no value its sentence says ended, and one about the past with it", () => {
+    const contexts = [context(1, "Resigned from Trendyol. Going fully remote with a Berlin startup, Pliant")]
+    const now = ExtractiveAnswerModel.answer({ question: "Who does Ahmet work for?", contexts })
+    expect(now.answer).not.toMatch(/^Trendyol/)
+    expect(now.answer).toContain("Pliant")
+    const before = ExtractiveAnswerModel.answer({ question: "Who did Ahmet work for before?", contexts })
+    expect(before.answer).toMatch(/^Trendyol/)
+  })
+
   it("quotes after its short answer the memory the search read as current when no stated fact says so", () => {
     const contexts = [
       {
