@@ -134,16 +134,30 @@ export const statusOf = (word: string | undefined): string | undefined => {
 
 // Time words a category may end with: "my favourite band now" asks for the band.
 const categoryTime =
-  /\s+(?:now|these days|lately|right now|at the moment|of all time|ever|forever|currently)$/
+  /\s+(?:now|these days|lately|right now|at the moment|at present|nowadays|of all time|ever|forever|currently|still)$/
 
-/** `favorite:<what>`, its category in the singular ("favourite colours" is favorite:color). */
-export const favourite = (what: string | undefined) => {
-  const category = (what ?? "")
+/**
+ * A favourite's kind as one name for its synonyms: a favourite band, artist or singer is one slot
+ * (a new favourite artist replaces the band), "thing to eat" is food.
+ */
+export const favouriteKind = (category: string): string => {
+  const kind = category
     .toLowerCase()
     .trim()
     .replace(categoryTime, "")
     .replace(/colour/g, "color")
     .replace(/s$/, "")
+  if (/^(?:band|artist|singer|musician|group|rapper|music artist)$/.test(kind)) return "artist"
+  if (/^(?:thing to (?:eat|cook)|(?:thing|food) to eat|meal|dish|food)$/.test(kind)) return "food"
+  if (/^(?:movie|film)$/.test(kind)) return "film"
+  if (/^(?:show|tv show|series)$/.test(kind)) return "show"
+  if (/^(?:writer|author)$/.test(kind)) return "author"
+  return kind
+}
+
+/** `favorite:<what>`, its category in the singular ("favourite colours" is favorite:color). */
+export const favourite = (what: string | undefined) => {
+  const category = favouriteKind(what ?? "")
   // "New all-time favourite unlocked: …": a word done, not a kind of thing, follows "favourite".
   const done = /\w{2,}[^e\W]ed$/.test(category)
   return category === "" || done || category.split(" ").length > 3 ? undefined : `favorite:${category}`

@@ -6,7 +6,7 @@
  * @module
  */
 import { countedThings, petKinds, plannedEvents } from "./FactLexicon.js"
-import { countOfAny } from "./FactPatterns.js"
+import { countOfAny, favouriteKind } from "./FactPatterns.js"
 
 /** What a question asks: attributes (a prefix matches: `plan:trip` asks for `plan:trip:japan`) and whom. */
 export interface AskedFacts {
@@ -63,21 +63,8 @@ export const askedFacts = (question: string): AskedFacts => {
     )
   // "Which band did he call his favourite?": the kind is the noun the question opens with.
   const kindFirst = /^\s*(?:what|which)\s+([a-z]+)\b.*\bfavou?rites?\b\W*$/i.exec(question)
-  if (favourite === null && kindFirst !== null)
-    attributes.push(
-      `favorite:${kindFirst[1]!
-        .toLowerCase()
-        .replace(/colour/g, "color")
-        .replace(/s$/, "")}`
-    )
-  if (favourite !== null)
-    attributes.push(
-      `favorite:${(favourite[1] ?? favourite[2]!)
-        .toLowerCase()
-        .trim()
-        .replace(/colour/g, "color")
-        .replace(/s$/, "")}`
-    )
+  if (favourite === null && kindFirst !== null) attributes.push(`favorite:${favouriteKind(kindFirst[1]!)}`)
+  if (favourite !== null) attributes.push(`favorite:${favouriteKind(favourite[1] ?? favourite[2]!)}`)
   const counted = /\bhow many\s+(\w+)(?:\s+(\w+))?/i.exec(question)
   if (counted !== null) {
     // "how many kids", "how many rescue cats": the counted thing is one of the next two words.
@@ -94,6 +81,9 @@ export const askedFacts = (question: string): AskedFacts => {
   }
   for (const [word, event] of Object.entries(plannedEvents))
     if (new RegExp(`\\b${word}s?\\b`, "i").test(question)) attributes.push(`plan:${event}`)
+  // "When is she getting married?" asks the wedding's date.
+  if (/^\s*when\b.*\b(?:get(?:ting)? married|marry|marrying|tie the knot|tying the knot)\b/i.test(question))
+    attributes.push("plan:wedding")
   // "Who is she dating?" asks for the person, not where the relationship stands.
   const person = /^\s*(?:who|whom|whose)\b/i.test(question)
   return {

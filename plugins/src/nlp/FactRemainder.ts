@@ -33,7 +33,7 @@ const auxiliaries = new Set(
   )
 )
 const irregularPast = new Set(
-  "met went got had made did saw took came left found bought sold said told thought knew began ran spent gave brought kept lost won wrote".split(
+  "met went got had made did saw took came left found bought sold said told thought knew began ran spent gave brought kept lost won wrote set put cut hit let shut paid sent built heard held led sat stood taught chose drove ate drank flew grew rode sang spoke threw woke".split(
     " "
   )
 )

@@ -28,7 +28,7 @@ export type { FactRule, ValueKind } from "./FactPatterns.js"
 export { numberValue } from "./FactPatterns.js"
 
 const residenceVerbs =
-  "live|lives|living|reside|resides|residing|based|live and work|lived|been living|been based|call home"
+  "live|lives|living|reside|resides|residing|based|live and work|lived|been living|been based|call home|renting|been renting|rent"
 const movedVerbs = "moved|relocated|moved back|moved over|moved out|emigrated|immigrated|just moved"
 /** Places of study, which an "N years at X" names as a school rather than an employer. */
 const SCHOOL_WORD = String.raw`(?:university|college|school|institute|academy|polytechnic|politehnica|uni|conservatory|conservatoire)`
@@ -60,6 +60,9 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: "residence", mode: "set", value: "proper", pattern: String.raw`(?:first|second|third) (?:winter|summer|autumn|fall|year|christmas) (?:living |here |back )?in\s+${PROPER}` }),
   rule({ whole: true, attribute: "residence", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:living|based) in\s+${PROPER_LAZY}(?=\s+(?:has|is|means|since|for)\b|\s*[,.!]|$)` }),
   rule({ whole: true, attribute: "residence", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}still (?:living |based )?in\s+${PROPER_LAZY}(?=\s+(?:after|these days|for now|all these years)\b)` }),
+  // "Ten years in Honolulu and I still can't find parking": years somewhere are a life there.
+  rule({ whole: true, attribute: "residence", mode: "set", value: "proper", pattern: String.raw`^${OPENER}(?:${NUM}|\d+\+?) (?:years?|yrs?) (?:now |living |here )?in\s+${PROPER_LAZY}(?=\s*(?:$|[.!,;:)]|and\b|today|now|already|this\b))` }),
+  rule({ attribute: "residence", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}unpacked (?:the |our |my )?(?:last|final) (?:box|boxes|suitcase)(?: in| at)\s+${PROPER}` }),
   rule({ attribute: "residence", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:no longer|don't|do not|doesn't|does not) live (?:in|at)\s+${PROPER}` }),
   rule({ attribute: "residence", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:moved|moving|relocated|relocating) (?:away |out )?(?:from|out of)\s+${PROPER}` }),
 
@@ -70,7 +73,8 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: "address", mode: "set", value: "address", pattern: String.raw`^${OPENER}${ADDRESS} is (?:now )?(?:(?:my|our) (?:new )?)?(?:home|address|where (?:I|we) live)\b` }),
 
   // Where someone works.
-  rule({ attribute: "employer", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:(?:now )?(?:work|works|working|been working|started working|start working|full-time) (?:full[- ]time )?(?:at|for)|(?:started|start|starting) (?:at|with)|(?:took|got|landed|accepted|started|found) (?:a|the|my|a new|my new) (?:new )?(?:job|position|role|offer|gig)(?: offer)? (?:at|with|from)|accepted (?:an|the) offer (?:from|at)|signed (?:on )?with|(?:was|got|been) hired (?:by|at)|(?:moved over|jumped ship|switched jobs|switched over|switched companies) to|(?:am|is|are) now (?:at|with)|(?:am|is|are) (?:a|an|the) (?:[\w-]+ ){0,3}(?:${ROLE}) (?:at|for|with))\s+${PROPER}` }),
+  rule({ attribute: "employer", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:(?:now )?(?:work|works|working|been working|started working|start working|full-time) (?:full[- ]time )?(?:at|for)|(?:started|start|starting) (?:at|with)|(?:took|got|landed|accepted|started|found) (?:a|the|my|a new|my new) (?:new )?(?:job|position|role|offer|gig)(?: offer)? (?:at|with|from)|accepted (?:an|the) offer (?:from|at)|signed (?:on )?with|(?:was|got|been) hired (?:by|at)|(?:moved over|jumped ship|switched jobs|switched over|switched companies) to|(?:am|is|are) now (?:at|with)|(?:am|is|are) (?:a|an|the) (?:[\w-]+ ){0,3}(?:${ROLE}) (?:at|for|with)|(?:work|works|working|worked|started|start|starting) as (?:a|an|the) ${ROLE_VALUE} (?:at|for|with))\s+${PROPER}` }),
+  rule({ writers: true, attribute: "employer", mode: "set", value: "proper", pattern: String.raw`^${OPENER}(?:another |a |one more )?(?:long|busy|rough|hard|good|great|crazy|hectic|slow|quiet|late|full) (?:day|week|shift|night|morning) (?:at|with)\s+${PROPER}` }),
   rule({ whole: true, attribute: "employer", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:joined|am joining|is joining)\s+${PROPER_LAZY}(?=\s*(?:$|[.!,;:)]|['’]s\b|as\b|in\b|on\b|today|this\b|last\b|full|part|back\b))` }),
   rule({ whole: true, attribute: "employer", mode: "set", value: "proper", anchored: true, pattern: String.raw`${START}(?:joined|am joining|is joining|moved to|transferred to)\s+${PROPER_LAZY}['’]s\s+(?:[\w-]+\s+){0,2}(?:team|department|group|office|division|unit|lab|branch|practice|desk)\b` }),
   rule({ attribute: "employer", mode: "set", value: "proper", pattern: String.raw`promoted (?:to|as) (?:a |an |the )?(?:[\w-]+ ){0,3}(?:${ROLE}) (?:at|for|with)\s+${PROPER}` }),
@@ -87,7 +91,7 @@ const lifeFactRules: ReadonlyArray<FactRule> = [
   rule({ attribute: "employer", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:left|quit|resigned from|was laid off (?:from|by)|got laid off (?:from|by)|was let go (?:from|by)|got let go (?:from|by)|got fired from|was fired from|retired from|no longer work (?:at|for)|stopped working (?:at|for)|handed in my notice at)\s+${PROPER}` }),
   rule({ negated: true, attribute: "employer", mode: "end", value: "proper", anchored: true, pattern: String.raw`${START}(?:am |is |are )?(?:no longer|not) (?:at|with|working (?:at|for))\s+${PROPER}` }),
   rule({ attribute: "employer", mode: "end", value: "proper", pattern: String.raw`(?:last|final) (?:day|shift) (?:at|with)\s+${PROPER}` }),
-  rule({ attribute: "employer", mode: "end", value: "fixed", fixed: "*", anchored: true, pattern: String.raw`${START}(?:quit|left|lost) (?:my|his|her|our) (?:job|position|role)|${START}(?:got|was|been) (?:laid off|let go|fired)\b|${START}(?:am|'m|is|'s) (?:now )?(?:unemployed|between jobs|out of work|retired)\b` }),
+  rule({ attribute: "employer", mode: "end", value: "fixed", fixed: "*", anchored: true, pattern: String.raw`${START}(?:quit|left|lost) (?:my|his|her|our) (?:job|position|role)|${START}(?:got|was|been) (?:laid off|let go|fired)\b|${START}(?:am|'m|is|'s) (?:now )?(?:unemployed|between jobs|out of work|retired)\b|${START}(?:handed|turned|gave) (?:in|back) my (?:badge|notice|resignation|work laptop|keycard|lanyard)\b` }),
 
   // What someone does.
   rule({ attribute: "role", mode: "set", value: "role", anchored: true, pattern: String.raw`${START}(?:am|'m|is|'s|are|'re|been|work as|works as|working as|started as|start as|hired as|joined as|now) (?:(?:now |officially |finally )?(?:a|an|the) |(?:now |officially |finally )+)(?<v>${ROLE_VALUE})\b` }),

@@ -73,7 +73,8 @@ const phraseStops = new Set(
     " "
   )
 )
-const leadingFiller = /^(?:a|an|the|some|really|very|so|totally|absolutely|pretty|quite|just|now)\s+/i
+const leadingFiller =
+  /^(?:a|an|the|some|really|very|so|totally|absolutely|pretty|quite|just|now|hands down|definitely|honestly|easily|by far|officially|probably|literally|undoubtedly|obviously|still)\s+/i
 const possessive =
   /^(?:my|our|his|her|their|its|your|it|this|that|them|him|being|to|how|the way|what|when|where|going|getting)\b/i
 
@@ -81,6 +82,8 @@ const possessive =
 export const phraseValue = (text: string, maxWords: number): string | undefined => {
   let rest = text.trim().replace(/[.!?;,:)"]+.*$/s, "")
   while (leadingFiller.test(rest)) rest = rest.replace(leadingFiller, "")
+  // "my mom's mushroom risotto": someone's own dish is a value; "my family" is not.
+  rest = rest.replace(/^(?:my|our)\s+(?=\p{L}+['’]s\s+\p{L})/iu, "")
   if (possessive.test(rest)) return undefined
   // "the light here": what it names is the place another fact names, not a value of its own.
   if (/^(?:\S+\s+){0,5}?(?:here|there)\b/i.test(rest)) return undefined
