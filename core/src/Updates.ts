@@ -149,14 +149,18 @@ export const decideUpdates = (incoming: FactHolder, holders: ReadonlyArray<FactH
 
 /**
  * The fact holding the value before, in one slot's facts oldest first — what a question about the
- * past asks for: the value before the one the question names (`named`); else, when the latest fact
- * ended a value ("we broke up"), that value; else the value before the newest.
+ * past asks for: the first value when it asks for the first of several (`first`: "the original date"); the
+ * value before the one the question names (`named`); else, when the latest fact ended a value ("we
+ * broke up"), that value; else the value before the newest.
  */
 export const valueBefore = <T extends { readonly value: string; readonly mode: FactMode }>(
   line: ReadonlyArray<T>,
-  named: (value: string) => boolean
+  named: (value: string) => boolean,
+  first = false
 ): T | undefined => {
   const values = line.filter((f) => f.mode === "set")
+  // The first of several values; of one value there is no first to tell apart.
+  if (first && values.some((f) => f.value !== values[0]!.value)) return values[0]
   const earlier = (anchor: T) =>
     values
       .slice(0, values.lastIndexOf(anchor))

@@ -1,11 +1,19 @@
 import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
-import { asksAboutThePast, contentWords, mentions, nowWords, questionType } from "@umo/plugins/answer"
+import {
+  asksAboutThePast,
+  asksForTheFirst,
+  contentWords,
+  mentions,
+  nowWords,
+  questionType
+} from "@umo/plugins/answer"
 import {
   type AskedFacts,
   answersAsked,
   askedFacts,
   isAside,
   namesRelative,
+  opensAhead,
   othersNewsUnasked,
   speaksOf
 } from "@umo/plugins/nlp"
@@ -95,7 +103,7 @@ const statedBefore = (
       if (among(memory.umo_id) && statesAsked(asked, [{ ...fact, mode: "set" }]))
         lines.set(fact.slot, [...(lines.get(fact.slot) ?? []), { ...fact, memory }])
   return [...lines.values()]
-    .map((line) => valueBefore(line, (value) => mentions(question, value)))
+    .map((line) => valueBefore(line, (value) => mentions(question, value), asksForTheFirst(question)))
     .find((f) => f !== undefined)
 }
 
@@ -325,6 +333,11 @@ export const newestAnswerFirst = (
     if (own.some((f) => f.mode === "end" && f.value !== "*" && mentions(question, f.value))) return true
     return states(id) && own.some((f) => f.mode !== "end" && statesAsked(asked, [f]))
   }
+  // What is still to come answers a question about a plan, not one about how things stand now
+  // (unless the rules read a fact in it: "Started at Stripe, will be commuting by bike").
+  const aboutAPlan = type === "temporal" || asked.attributes.some((a) => a.startsWith("plan:"))
+  const ahead = (id: string, c: Candidate) =>
+    !past && !aboutAPlan && (stated.get(id) ?? []).length === 0 && opensAhead(c.content)
   const best = ranked[0]![1]
   const read = ranked.slice(0, currencyDepth)
   const near = (id: string) => similarity.get(id) ?? 0
@@ -339,6 +352,7 @@ export const newestAnswerFirst = (
         // A memory the rules read stating what is asked needs no nearness: its words say so.
         (near(id) >= cut || states(id)) &&
         !isAside(c.content) &&
+        !ahead(id, c) &&
         canAnswer(type, c) &&
         answersByFacts(id) &&
         // "I also like Ethiopian food", "another dog": one more, never the one current value.

@@ -270,6 +270,18 @@ describe("newestAnswerFirst", () => {
     expect(search("Where is Astrid's rabbit now?", rabbit, [other("got", 1), ended]).current).toBe("got")
   })
 
+  it("reads for what is current no plan still to come, which answers when it will be", () => {
+    const gabriel = [
+      ["exchange", "Semester exchange in Porto next spring, confirmed!", 400, 0.9, 0.236],
+      ["civil", "Começando engenharia civil na USP! first week done", 1, 0.6, 0.145],
+      ["switch", "Switching from civil engineering to architecture, same uni", 200, 0.5, 0.14]
+    ] as const
+    const { ranked, current } = search("What is Gabriel studying now?", gabriel)
+    expect(current).toBe("switch")
+    expect(ranked[0]![0]).toBe("switch")
+    expect(search("When is Gabriel's semester exchange?", gabriel).ranked[0]![0]).toBe("exchange")
+  })
+
   it("leaves questions about neither, lists and yes-or-no questions not about now as they were", () => {
     for (const question of [
       "What did Sam say about music?",

@@ -119,7 +119,11 @@ const shortAnswer = (type: QuestionType, candidate: Candidate, question: string)
     const relative = resolveRelativeTime(text, context.timestamp)
     if (relative) return { text: relative, sureness: 1 }
     const date = entities.find((e) => e.type === "DATE" || e.type === "TIME")
-    return { text: date ? date.text : readableDay(new Date(context.timestamp)), sureness: date ? 1 : 0.6 }
+    if (date === undefined) return { text: readableDay(new Date(context.timestamp)), sureness: 0.6 }
+    // "17 May 2025", where the tagger found "17 May" and the year apart.
+    const after = text.slice(text.indexOf(date.text) + date.text.length)
+    const year = /\d{4}/.test(date.text) ? undefined : /^,?\s+(\d{4})\b/.exec(after)?.[1]
+    return { text: year === undefined ? date.text : `${date.text} ${year}`, sureness: 1 }
   }
   // A title asked for is, when the sentence quotes one, the quote: "Becoming Nicole".
   const quoted = titleAsked.test(question) ? text.match(/["“]([^"”]{2,80})["”]/)?.[1] : undefined

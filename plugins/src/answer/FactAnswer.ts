@@ -27,7 +27,7 @@ import { type AskedFacts, answersAsked, askedFacts } from "../nlp/FactQuestions.
 import { type Fact, statedFacts } from "../nlp/Facts.js"
 import { placeOfAskedKind } from "./AskedPlace.js"
 import { citationOf, quotedOf } from "./Citations.js"
-import { asksAboutThePast } from "./QuestionType.js"
+import { asksAboutThePast, asksForTheFirst } from "./QuestionType.js"
 
 /** A fact one retrieved memory states, with that memory. */
 interface Held {
@@ -107,7 +107,8 @@ const before = (asked: AskedFacts, question: string, held: ReadonlyArray<Held>):
       (line) =>
         valueBefore(
           line.map((h) => ({ ...h.fact, held: h })),
-          (value) => mentions(question, value)
+          (value) => mentions(question, value),
+          asksForTheFirst(question)
         )?.held
     )
     .find((h) => h !== undefined)

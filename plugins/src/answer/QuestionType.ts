@@ -38,6 +38,12 @@ export const nowWords =
 /** Words by which a question asks whether something still holds ("Is she still vegan?"). */
 export const stillWords = /\b(?:still|anymore|any more)\b/i
 
+/** Whether a question about the past asks for the first value of all ("the original date", "at first"). */
+export const asksForTheFirst = (question: string): boolean =>
+  /\b(?:original|originally|initially|at first|in the first place|first (?:planned|booked|set|scheduled|picked|chose|chosen|signed up for))\b/i.test(
+    question
+  )
+
 /**
  * Whether a question asks about an earlier state of things ("Where did she live before Lisbon?",
  * "What was his old number?", "Where did he use to work?"): then replaced memories answer it.

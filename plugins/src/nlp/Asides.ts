@@ -7,7 +7,7 @@
  * it reads memories worded in any way — unlike the fact rules, which must know each statement.
  * @module
  */
-import { hypothetical } from "./FactLexicon.js"
+import { future, hypothetical } from "./FactLexicon.js"
 import { leadingSubject } from "./Facts.js"
 
 /** The first sentence: what a memory opens with says whose news it is and how it is meant. */
@@ -64,6 +64,12 @@ export const othersNewsUnasked = (text: string, question: string): boolean => {
   const asked = question.toLowerCase()
   return other !== undefined && !other.some((w) => asked.includes(w))
 }
+
+/**
+ * Whether a memory opens with something still to come ("Semester exchange in Porto next spring,
+ * confirmed!"): an answer to when it will be, no answer to how things stand now.
+ */
+export const opensAhead = (text: string): boolean => future.test(opening(text))
 
 /** Whether the memory is a question, a wish or condition, someone else's news, or a visit. */
 export const isAside = (text: string): boolean => {

@@ -1,6 +1,6 @@
 /** The default NLP plugins: capture, normalize, extract, enrich, parse and validate stages. */
 
-export { isAside, othersNewsUnasked } from "./Asides.js"
+export { isAside, opensAhead, othersNewsUnasked } from "./Asides.js"
 export { capture } from "./Capture.js"
 export { enrich, findTone, findTopics, summarize } from "./Enrich.js"
 export { entities, findEntities } from "./Entities.js"

@@ -58,6 +58,14 @@ describe("the extractive answer model", () => {
       contexts: [context(1, "I bought the red bike from a neighbour.", "2024-02-29T09:00:00.000Z")]
     })
     expect(undated.answer).toBe("29 February 2024 [1]")
+    // A year the tagger finds apart from its day stays with it.
+    const moved = ExtractiveAnswerModel.answer({
+      question: "When is the party?",
+      contexts: [
+        context(1, "party moved again, now 17 May 2025 bc of visa stuff", "2024-08-01T00:00:00.000Z")
+      ]
+    })
+    expect(moved.answer).toBe("17 May 2025 [1]")
   })
 
   const ask = (question: string, ...contents: ReadonlyArray<string>) =>

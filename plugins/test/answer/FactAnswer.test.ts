@@ -84,6 +84,14 @@ describe("answers from stated facts", () => {
         ["My trusty 2009 Corolla just hit 200k miles", 1, true]
       ]).answer
     ).toBe("Corolla [2]")
+    // "Original" asks for the first value of all, not the one before the newest.
+    const dates = [
+      ["We set a date!! Wedding is 14 September 2024 in Tuscany", 1, true],
+      ["we pushed the wedding to 5 October 2024. Same villa", 60, true],
+      ["plot twist: wedding moved AGAIN, now 17 May 2025", 90]
+    ] as const
+    expect(ask("What was the original wedding date?", dates).answer).toBe("14 September 2024 [1]")
+    expect(ask("When was the wedding before it moved to May?", dates).answer).toBe("5 October 2024 [2]")
   })
 
   it("leaves to the sentences a question that names the value it would answer with", () => {

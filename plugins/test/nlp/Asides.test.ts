@@ -1,4 +1,4 @@
-import { isAside } from "@umo/plugins/nlp"
+import { isAside, opensAhead } from "@umo/plugins/nlp"
 import { describe, expect, it } from "vitest"
 import { othersNews } from "../../src/nlp/Asides.js"
 
@@ -43,6 +43,16 @@ describe("isAside", () => {
       "Boss moved me off the bar — I'm the head roaster now!"
     ])
       expect(isAside(text), text).toBe(false)
+  })
+})
+
+describe("opensAhead", () => {
+  it("takes a memory opening with something still to come for one, and no other", () => {
+    expect(opensAhead("Semester exchange in Porto next spring, confirmed!")).toBe(true)
+    expect(opensAhead("We're going to repaint the kitchen soon")).toBe(true)
+    expect(opensAhead("Switching from civil engineering to architecture, same uni")).toBe(false)
+    // What comes after the opening says nothing of it.
+    expect(opensAhead("Started at Stripe today. Will be commuting by bike")).toBe(false)
   })
 })
 
