@@ -39,7 +39,11 @@ const leastSimilarity = 0.35
 const leastSelfAgreement = 0.75
 
 const pattern = (source: string) => new RegExp(source, "iu")
-const dietPattern = pattern(String.raw`\b(?<v>${DIET})\b`)
+// A diet word naming a kind of food ("made vegan ice cream", "dairy-free desserts") says what was
+// eaten or made, not how the writer eats.
+const dietPattern = pattern(
+  String.raw`\b(?<v>${DIET})\b(?!\s+(?:ice cream|desserts?|cakes?|cookies?|brownies?|muffins?|recipes?|dishes?|meals?|food|options?|restaurants?|burgers?|pizzas?|pasta|bread|cheese|milk|menu|snacks?|treats?|versions?|alternatives?|cooking|baking|places?|spots?|caf[eé]s?|bakery|products?|chocolate|sushi|tacos?|curry|soup|salad)\b)`
+)
 const emailPattern = pattern(EMAIL)
 const phonePattern = pattern(PHONE)
 const addressPattern = new RegExp(ADDRESS, "u")

@@ -56,6 +56,9 @@ describe.skipIf(!present)("SlotSense, with the default embedder", () => {
             "Sold the Skoda Octavia last week.",
             "The Skoda Octavia is gone, sold it to my neighbour",
             "Officially quit keto this week, bread is back",
+            // A diet word naming food made or eaten is no diet of the writer's.
+            "I made vegan ice cream last Friday and shared it with my group",
+            "Sharing my love for dairy-free desserts has been fun",
             "I live in Utrecht and love it."
           ])
             expect(yield* sensed(sense, text), text).toEqual([])
