@@ -315,6 +315,8 @@ export const newestAnswerFirst = (
   if (type === "list" || (type === "yes_no" && !yesOrNoNow)) return unchanged
   const stated = new Map(facts.map((f) => [f.umo_id, f.facts.filter((x) => x.mode !== "keep")]))
   const states = (id: string) => statesAsked(asked, stated.get(id) ?? [])
+  /** Whether the rules read any fact (but a `keep`) in a memory. */
+  const statesAny = (id: string) => (stated.get(id) ?? []).length > 0
   // What the fact rules read is known: a question about the past is answered by it when it can be
   // (`pastFirst`: they read a value before), and a memory whose facts are all of other kinds ("We
   // moved to Singapore" for "Where does he work?") or only end a value ("Nibbles died") is not the current value.
@@ -336,8 +338,7 @@ export const newestAnswerFirst = (
   // What is still to come answers a question about a plan, not one about how things stand now
   // (unless the rules read a fact in it: "Started at Stripe, will be commuting by bike").
   const aboutAPlan = type === "temporal" || asked.attributes.some((a) => a.startsWith("plan:"))
-  const ahead = (id: string, c: Candidate) =>
-    !past && !aboutAPlan && (stated.get(id) ?? []).length === 0 && opensAhead(c.content)
+  const ahead = (id: string, c: Candidate) => !past && !aboutAPlan && !statesAny(id) && opensAhead(c.content)
   const best = ranked[0]![1]
   const read = ranked.slice(0, currencyDepth)
   const near = (id: string) => similarity.get(id) ?? 0
@@ -374,7 +375,7 @@ export const newestAnswerFirst = (
   const target =
     ofKind === undefined
       ? answering.slice(0, answering.indexOf(anchor!)).at(-1)
-      : answering.findLast((a) => (stated.get(a.id) ?? []).length > 0 || ofKind(a.c))
+      : answering.findLast((a) => statesAny(a.id) || ofKind(a.c))
   if (target === undefined) return unchanged
   const outdated = new Set(answering.filter((a) => a.time < target.time).map((a) => a.id))
   const lifted = ranked.map(([id, score]) => [id, id === target.id ? justAbove(best) : score] as const)
