@@ -414,7 +414,7 @@ const table = [
     return `| ${r.database} | ${sizeOf(r)} | ${loadCell(r)} | ${r.database_mb} | ${c.memories_per_second} (${c.ratio_to_raw_embedder}) | ${v.index} / ${v.pgvector ?? "–"} |`
   }),
   "",
-  "Where the server's time goes, p50 / p95 ms per stage (`Server-Timing`; `sync` catches the index up with the chain and `text` runs while the query is embedded, then `vector`):",
+  "Where the server's time goes, p50 / p95 ms per stage (`Server-Timing`; `sync` catches the index up with the chain and `text` runs while the query is embedded — since 2026-11-27 with what ranking reads of its candidates — then `vector`):",
   "",
   `| database | memories | served by | ${stageNames.join(" | ")} |`,
   `|---|---|---|${stageNames.map(() => "---|").join("")}`,

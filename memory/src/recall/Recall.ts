@@ -80,15 +80,51 @@ export const make = Effect.gen(function* () {
     }
   )
 
+  /**
+   * What ranking reads of some candidates besides their vector similarity: their neighbours in
+   * their sources' timelines (when context weighs), and for them and their neighbours the BM25 not
+   * in `known.bm25` and the facts of those not in `known.read`. Returns the BM25 known after it.
+   */
+  const readAround = (
+    accountId: string,
+    query: string,
+    found: ReadonlyArray<string>,
+    selection: Selection,
+    known: { readonly bm25: ReadonlyMap<string, number>; readonly read: ReadonlySet<string> }
+  ) =>
+    Effect.gen(function* () {
+      const around =
+        weights.context > 0 && found.length > 0 ? yield* index.neighbours(accountId, found, selection) : []
+      const ids = [
+        ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
+      ]
+      const unscored = ids.filter((id) => !known.bm25.has(id))
+      const unread = ids.filter((id) => !known.read.has(id))
+      const [moreText, facts] = yield* Effect.all(
+        [
+          unscored.length === 0
+            ? Effect.succeed([])
+            : index.searchText(accountId, query, { limit: unscored.length, ids: unscored, ...selection }),
+          unread.length === 0 ? Effect.succeed([]) : index.rankingFacts(accountId, unread)
+        ],
+        { concurrency: "unbounded" }
+      )
+      const bm25 = new Map(known.bm25)
+      for (const c of moreText) bm25.set(c.umo_id, c.score)
+      return { around, ids, bm25, facts }
+    })
+
   const search = (accountId: string, query: string, options: SearchOptions) =>
     Effect.gen(function* () {
       const selection: Selection = { filter: options.filter, includeSuperseded: options.includeSuperseded }
       const pool = Math.max(50, options.limit * 4)
       const now = yield* Clock.currentTimeMillis
-      // The index catches up with the store once, while the model embeds the query; full text
-      // needs no vector, so it runs then too, and the query's entities are found meanwhile.
+      // The index catches up with the store once, while the model embeds the query. Full text
+      // needs no vector, so it runs then too, and so does what ranking reads of its candidates
+      // (their neighbours, their facts, the neighbours' BM25), and the query's entities are found
+      // meanwhile: after the embedding, only what the vector search adds is left to read.
       const synced = yield* Effect.cached(index.sync(accountId).pipe(timed("sync", (path) => path)))
-      const [[vector, byVector], byText, queryEntities] = yield* Effect.all(
+      const [[vector, byVector], text, queryEntities] = yield* Effect.all(
         [
           Effect.flatMap(
             Effect.all([Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), synced], {
@@ -101,6 +137,21 @@ export const make = Effect.gen(function* () {
               )
           ),
           Effect.andThen(synced, index.searchText(accountId, query, { limit: pool, ...selection })).pipe(
+            Effect.flatMap((byText) =>
+              Effect.map(
+                readAround(
+                  accountId,
+                  query,
+                  byText.map((c) => c.umo_id),
+                  selection,
+                  {
+                    bm25: new Map(byText.map((c) => [c.umo_id, c.score])),
+                    read: new Set()
+                  }
+                ),
+                (around) => ({ ...around, candidates: byText })
+              )
+            ),
             timed("text")
           ),
           Effect.sync(
@@ -110,32 +161,30 @@ export const make = Effect.gen(function* () {
         { concurrency: "unbounded" }
       )
       const asked = askedFacts(query)
+      const byText = text.candidates
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
 
-      const around =
-        weights.context > 0 ? yield* timed("context")(index.neighbours(accountId, found, selection)) : []
-      const ids = [
-        ...new Set([...found, ...around.flatMap((n) => [n.previous, n.next].filter((x) => x !== null))])
-      ]
+      // What the vector search found besides full text, read the same way.
+      const fromText = new Set(byText.map((c) => c.umo_id))
+      const more = yield* readAround(
+        accountId,
+        query,
+        byVector.map((c) => c.umo_id).filter((id) => !fromText.has(id)),
+        selection,
+        { bm25: text.bm25, read: new Set(text.ids) }
+      ).pipe(timed("context"))
+      const around = [...text.around, ...more.around]
+      const ids = [...new Set([...text.ids, ...more.ids])]
       const similarity = new Map(byVector.map((c) => [c.umo_id, c.score]))
-      const bm25 = new Map(byText.map((c) => [c.umo_id, c.score]))
-      const unscored = (known: ReadonlyMap<string, number>) => ids.filter((id) => !known.has(id))
-      const [moreVector, moreText, facts] = yield* Effect.all(
-        [
-          index.searchVector(accountId, vector, {
-            limit: ids.length,
-            ids: unscored(similarity),
-            ...selection
-          }),
-          index.searchText(accountId, query, { limit: ids.length, ids: unscored(bm25), ...selection }),
-          index.rankingFacts(accountId, ids)
-        ],
-        { concurrency: "unbounded" }
-      ).pipe(timed("rescore"))
+      const bm25 = more.bm25
+      const unscored = ids.filter((id) => !similarity.has(id))
+      const moreVector = yield* index
+        .searchVector(accountId, vector, { limit: unscored.length, ids: unscored, ...selection })
+        .pipe(timed("rescore"))
+      const facts = [...text.facts, ...more.facts]
       const factsById = new Map(facts.map((m) => [m.umo_id, m]))
       for (const c of moreVector) similarity.set(c.umo_id, c.score)
-      for (const c of moreText) bm25.set(c.umo_id, c.score)
 
       const signals = new Map<string, Signals>(
         facts.map((m) => [
