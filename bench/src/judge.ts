@@ -20,7 +20,7 @@
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { DefaultAnswerModels, LocalLanguageModel } from "@umo/plugins/answer"
-import { argument, root } from "./support/Cli.js"
+import { argument, modelsDir, root } from "./support/Cli.js"
 import { loadScenarios, type Person } from "./updates/Scenarios.js"
 
 const modelId = argument("model") ?? "qwen2.5-coder-1.5b-instruct"
@@ -42,7 +42,7 @@ if (entry === undefined)
 const llamaCpp: any = await import(pathToFileURL(entry).href)
 const llama = await llamaCpp.getLlama({ gpu: false, build: "never", logLevel: llamaCpp.LlamaLogLevel.error })
 const model = await llama.loadModel({
-  modelPath: join(process.env["UMO_MODELS_DIR"] ?? join(root, "models"), spec.file)
+  modelPath: join(modelsDir, spec.file)
 })
 const context = await model.createContext({
   contextSize: 4096,

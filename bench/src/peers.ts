@@ -50,7 +50,7 @@ import {
   type ScaleWorkload,
   scaleWorkload
 } from "./peers/Workload.js"
-import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
+import { argument, benchSigningKey, modelsDir, progress, quick, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
 
 const fromResults = argument("from-results")
@@ -85,7 +85,6 @@ const partial =
   (!withRecall && savedRecall === undefined) ||
   argument("sizes") !== undefined
 
-const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
 const model = "sentence-transformers/all-mpnet-base-v2"
 if (!existsSync(join(modelsDir, model, "onnx", "model.onnx"))) {
   console.error(

@@ -36,12 +36,10 @@ import {
   tokenF1
 } from "./recall/Metrics.js"
 import { barChart } from "./support/Chart.js"
-import { argument, progress, root } from "./support/Cli.js"
+import { argument, modelsDir, progress, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
 import { writeReadmeSection } from "./support/Readme.js"
 import { p50p95, round1 } from "./support/Stats.js"
-
-const modelsDir = process.env.UMO_MODELS_DIR ?? join(root, "models")
 
 interface EmbedderRun {
   readonly id: string

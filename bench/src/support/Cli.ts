@@ -7,6 +7,9 @@ import { SigningKey } from "@umo/plugins"
 /** The repository root (this file is bench/src/support/Cli.ts). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
+/** Where `fetch-models` put the models: `UMO_MODELS_DIR`, default `<root>/models`. */
+export const modelsDir = process.env["UMO_MODELS_DIR"] ?? join(root, "models")
+
 /** The value after `--name` on the command line, if any. */
 export const argument = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`)
