@@ -120,8 +120,10 @@ const shortAnswer = (type: QuestionType, candidate: Candidate, question: string)
     if (relative) return { text: relative, sureness: 1 }
     const date = entities.find((e) => e.type === "DATE" || e.type === "TIME")
     if (date === undefined) return { text: readableDay(new Date(context.timestamp)), sureness: 0.6 }
-    // "17 May 2025", where the tagger found "17 May" and the year apart.
-    const after = text.slice(text.indexOf(date.text) + date.text.length)
+    // "17 May 2025", where the tagger found "17 May" and the year apart. (A date whose text the
+    // tagger gave otherwise than the sentence has it is not looked past.)
+    const at = text.indexOf(date.text)
+    const after = at < 0 ? "" : text.slice(at + date.text.length)
     const year = /\d{4}/.test(date.text) ? undefined : /^,?\s+(\d{4})\b/.exec(after)?.[1]
     return { text: year === undefined ? date.text : `${date.text} ${year}`, sureness: 1 }
   }
