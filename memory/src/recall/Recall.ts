@@ -8,19 +8,18 @@ import {
   type Selection,
   type StatedFact
 } from "@umo/core"
-import { asksAboutThePast } from "@umo/plugins/answer"
-import { askedFacts, findEntities } from "@umo/plugins/nlp"
+import { findEntities } from "@umo/plugins/nlp"
 import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
 import { RecordCache } from "./RecordCache.js"
 import {
-  asksAboutNow,
   currencyDepth,
   currentFirst,
   newestAnswerFirst,
   pastFirst,
+  readQuestion,
   statesAsked
 } from "./Succession.js"
 
@@ -121,10 +120,11 @@ export const make = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       // The index catches up with the store once, while the model embeds the query. Full text
       // needs no vector, so it runs then too, and so does what ranking reads of its candidates
-      // (their neighbours, their facts, the neighbours' BM25), and the query's entities are found
-      // meanwhile: after the embedding, only what the vector search adds is left to read.
+      // (their neighbours, their facts, the neighbours' BM25), and the query itself is read
+      // meanwhile (its entities, the facts it asks, when it asks about): after the embedding, only
+      // what the vector search adds is left to read, then ranking.
       const synced = yield* Effect.cached(index.sync(accountId).pipe(timed("sync", (path) => path)))
-      const [[vector, byVector], text, queryEntities] = yield* Effect.all(
+      const [[vector, byVector], text, { queryEntities, reading }] = yield* Effect.all(
         [
           Effect.flatMap(
             Effect.all([Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), synced], {
@@ -154,13 +154,16 @@ export const make = Effect.gen(function* () {
             ),
             timed("text")
           ),
-          Effect.sync(
-            () => new Set(findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text)))
-          ).pipe(timed("entities"))
+          Effect.sync(() => ({
+            queryEntities: new Set(
+              findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text))
+            ),
+            reading: readQuestion(query)
+          })).pipe(timed("entities"))
         ],
         { concurrency: "unbounded" }
       )
-      const asked = askedFacts(query)
+      const { asked, aboutThePast: past } = reading
       const byText = text.candidates
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
@@ -208,13 +211,12 @@ export const make = Effect.gen(function* () {
         asked
       )
       // What is current goes first, or for a question about the past, what came just before it.
-      const past = asksAboutThePast(query)
       const inTime = (current: ReadonlyMap<string, number>) =>
         past ? pastFirst(current, facts, asked, query) : current
       const ranked = byScore(inTime(scores))
       const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
       // A question about how things stand reads more candidates, to find what is current among them.
-      const inTimeDepth = (past && asked.attributes.length > 0) || asksAboutNow(query) ? currencyDepth : 0
+      const inTimeDepth = (past && asked.attributes.length > 0) || reading.aboutNow ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
       // Read only for what is returned (or reranked), and only what a search returns of each
       // (`recalled`: the index holds it), those read lately kept (see `RecordCache`); one deleted meanwhile is left
@@ -249,7 +251,7 @@ export const make = Effect.gen(function* () {
             )
           : read
       ).filter(([id]) => byId.has(id))
-      const current = newestAnswerFirst(ordered, byId, similarity, facts, query)
+      const current = newestAnswerFirst(ordered, byId, similarity, facts, reading)
       const top = current.ranked.slice(0, options.limit)
       const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
       const hits = top.flatMap(([id, score]): Array<Hit> => {

@@ -175,13 +175,41 @@ const changedTo =
  * he dating?", not "What does she like?").
  */
 export const asksAboutNow = (question: string): boolean =>
-  !asksAboutThePast(question) &&
-  (nowWords.test(question) ||
-    changedTo.test(question) ||
-    (askedFacts(question).attributes.some((a) => singleValued.test(a)) &&
-      /^\s*(?:where|who|whom|what|which|how many|when)(?:\s+[\w'’-]+){0,2}?\s+(?:does|do|is|are|has|have|'s)\b/i.test(
-        question
-      )))
+  !asksAboutThePast(question) && asksHowThingsStand(question, askedFacts(question))
+
+/** `asksAboutNow` but for the past, with the question's asked facts already read. */
+const asksHowThingsStand = (question: string, asked: AskedFacts): boolean =>
+  nowWords.test(question) ||
+  changedTo.test(question) ||
+  (asked.attributes.some((a) => singleValued.test(a)) &&
+    /^\s*(?:where|who|whom|what|which|how many|when)(?:\s+[\w'’-]+){0,2}?\s+(?:does|do|is|are|has|have|'s)\b/i.test(
+      question
+    ))
+
+/**
+ * What ranking reads of a question, read once: a search reads it while the query is embedded, so
+ * that after the embedding only the candidates are left to read.
+ */
+export interface QuestionReading {
+  readonly question: string
+  readonly asked: AskedFacts
+  readonly aboutThePast: boolean
+  /** `asksAboutNow` */
+  readonly aboutNow: boolean
+  readonly type: QuestionType
+}
+
+export const readQuestion = (question: string): QuestionReading => {
+  const asked = askedFacts(question)
+  const aboutThePast = asksAboutThePast(question)
+  return {
+    question,
+    asked,
+    aboutThePast,
+    aboutNow: !aboutThePast && asksHowThingsStand(question, asked),
+    type: questionType(question)
+  }
+}
 
 const spelledNumber =
   /\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|thirty|first|second|third|fourth|fifth|sixth)\b|#\d/i
@@ -293,21 +321,20 @@ export const newestAnswerFirst = (
   records: ReadonlyMap<string, Candidate>,
   similarity: ReadonlyMap<string, number>,
   facts: ReadonlyArray<RankingFacts>,
-  question: string
+  reading: QuestionReading
 ): {
   readonly ranked: ReadonlyArray<readonly [string, number]>
   readonly outdated: ReadonlySet<string>
   readonly current?: string
 } => {
-  const asked = askedFacts(question)
+  const { question, asked, type } = reading
   // About the past, only a question for a kind of fact (where someone lived, their old number) asks
   // how things stood: "What did she do before the concert?" asks about an event.
-  const past = asksAboutThePast(question) && asked.attributes.length > 0
-  const type = questionType(question)
+  const past = reading.aboutThePast && asked.attributes.length > 0
   // A yes-or-no question is about how things stand only when it says so ("Is she still vegan?"):
   // then the newest memory on what it asks answers it, yes or no.
   const yesOrNoNow = type === "yes_no" && nowWords.test(question)
-  if ((!past && !asksAboutNow(question)) || scored.length === 0)
+  if ((!past && !reading.aboutNow) || scored.length === 0)
     return { ranked: scored, outdated: new Set<string>() }
   // "Which bikes does he have now?" is about the writer's too: someone else's news goes below.
   const ranked = ownNewsFirst(scored, records, question)

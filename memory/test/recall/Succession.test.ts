@@ -2,7 +2,13 @@ import type { RankingFacts } from "@umo/core"
 import { askedFacts } from "@umo/plugins/nlp"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { asksAboutNow, currentFirst, newestAnswerFirst, pastFirst } from "../../src/recall/Succession.js"
+import {
+  asksAboutNow,
+  currentFirst,
+  newestAnswerFirst,
+  pastFirst,
+  readQuestion
+} from "../../src/recall/Succession.js"
 
 const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
 
@@ -141,7 +147,7 @@ describe("newestAnswerFirst", () => {
       ),
       new Map(memories.map(([id, , , , cosine]) => [id, cosine])),
       facts,
-      question
+      readQuestion(question)
     )
   const sam = [
     ["manchester", "I've been in Manchester since uni, love the music scene", 1, 0.26, 0.22],
