@@ -253,20 +253,24 @@ export const make = (
         )
       })
 
-    /** The index call when the account's index serves, else the database's; an index that throws is dropped. */
+    /**
+     * The index call when the account's index serves, else the database's; an index that throws is
+     * dropped. The database's call is made only when it runs: making it builds its statement (the
+     * vector search writes the query vector out as text, about 0.1 ms), which the index needs not.
+     */
     const served = <A>(
       accountId: string,
       indexed: (index: AccountIndex) => Effect.Effect<A, StoreError>,
-      fromDatabase: Effect.Effect<A, StoreError>
+      fromDatabase: () => Effect.Effect<A, StoreError>
     ): Effect.Effect<A, StoreError> =>
       Effect.suspend(() => {
         const state = accounts.get(accountId)
-        if (state?.serving !== true || state.index === undefined) return fromDatabase
+        if (state?.serving !== true || state.index === undefined) return fromDatabase()
         return indexed(state.index).pipe(
           Effect.catchDefect((defect) =>
             Effect.andThen(
               Effect.logError("search index: a search failed; the account's index is dropped", defect),
-              Effect.andThen(forget(state), fromDatabase)
+              Effect.andThen(forget(state), Effect.suspend(fromDatabase))
             )
           )
         )
@@ -278,7 +282,7 @@ export const make = (
         served(
           accountId,
           (index) => Effect.sync(() => index.searchVector(vector, options)),
-          database.searchVector(accountId, vector, options)
+          () => database.searchVector(accountId, vector, options)
         ),
       searchText: (accountId, query, options) =>
         served(
@@ -287,19 +291,19 @@ export const make = (
             options.ids?.length === 0
               ? Effect.succeed([])
               : Effect.map(Cache.get(terms, query), (lexemes) => index.searchText(lexemes, options)),
-          database.searchText(accountId, query, options)
+          () => database.searchText(accountId, query, options)
         ),
       neighbours: (accountId, umoIds, selection) =>
         served(
           accountId,
           (index) => Effect.sync(() => index.neighbours(umoIds, selection)),
-          database.neighbours(accountId, umoIds, selection)
+          () => database.neighbours(accountId, umoIds, selection)
         ),
       rankingFacts: (accountId, umoIds) =>
         served(
           accountId,
           (index) => Effect.sync(() => index.rankingFacts(umoIds)),
-          database.rankingFacts(accountId, umoIds)
+          () => database.rankingFacts(accountId, umoIds)
         ),
       recalled: (accountId, umoIds) =>
         served(
@@ -310,7 +314,7 @@ export const make = (
               ? Effect.succeed(held)
               : Effect.map(database.recalled(accountId, unheld), (documents) => [...held, ...documents])
           },
-          database.recalled(accountId, umoIds)
+          () => database.recalled(accountId, umoIds)
         )
     })
 
