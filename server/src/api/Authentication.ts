@@ -12,8 +12,9 @@ export class CurrentAccount extends Context.Service<
 
 /**
  * `Authorization: Bearer <API_KEY>` on every call but `/health`: resolves the key to its account
- * (401 when missing, unknown or revoked), which the call then acts for (`MemoryAccount`). The rate limit (429) is applied before it, by the request
- * middleware; it is listed here so the API description shows it.
+ * (401 when missing, unknown or revoked), which the call then acts for (`MemoryAccount`). The rate
+ * limit (429) is applied by the request middleware, before it or, for a call that only reads, beside
+ * its key lookup (`RateToken`); it is listed here so the API description shows it.
  */
 export class Authentication extends HttpApiMiddleware.Service<
   Authentication,

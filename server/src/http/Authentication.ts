@@ -1,10 +1,10 @@
 import { AccountStore, sha256Hex } from "@umo/core"
 import { MemoryAccount, storeFailure, timed } from "@umo/memory"
 import { Effect, Fiber, Layer, Option, Redacted } from "effect"
-import type { HttpApiEndpoint } from "effect/http-api"
 import { Authentication, CurrentAccount } from "../api/Authentication.js"
-import { Unauthorized } from "../api/Errors.js"
-import { RateLimiter } from "./RateLimiter.js"
+import { TooManyRequests, Unauthorized } from "../api/Errors.js"
+import { RateLimiter, RateToken, refusal } from "./RateLimiter.js"
+import { readsOnly } from "./ReadOnlyCalls.js"
 
 /**
  * Resolves a bearer key: only its SHA-256 is looked up, so the comparison happens between hashes
@@ -36,16 +36,14 @@ export const resolveBearerKey = Effect.gen(function* () {
 /** Keys accepted lately, and what they resolved to, kept (the least recently used go first). */
 const acceptedKept = 10_000
 
-/** Whether a call only reads: every GET, and search. */
-const onlyReads = (endpoint: HttpApiEndpoint.Top) =>
-  endpoint.method === "GET" || endpoint.identifier === "query" || endpoint.identifier === "search"
-
 /**
  * The API's bearer authentication: the key's account is the one every call acts for. Every call
  * looks its key up; a call that only reads, with a key accepted lately, starts meanwhile (the
  * lookup is a database round trip, a search's largest cost after its embedding), and answers only
  * once the key is found still active — a revoked key gets its 401, never the call's answer or
- * error, and its work is dropped. A call that writes waits for the lookup.
+ * error, and its work is dropped. A call that writes waits for the lookup. A rate-limit token the
+ * request middleware left to be taken beside the call (`RateToken`) is taken with the lookup, and
+ * refused, answers 429 the same way (before a 401).
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -73,12 +71,27 @@ export const AuthenticationLive = Layer.effect(
             Effect.provideService(CurrentAccount, found),
             Effect.provideService(MemoryAccount, found.account)
           )
-        const known = onlyReads(endpoint) ? accepted.get(sha256Hex(key.trim())) : undefined
-        if (known === undefined) return Effect.flatMap(checked(key), actingFor)
+        const known = readsOnly(endpoint.method, endpoint.path)
+          ? accepted.get(sha256Hex(key.trim()))
+          : undefined
         return Effect.gen(function* () {
+          const token = yield* RateToken
+          const tokenTaken =
+            token === undefined
+              ? Effect.void
+              : Effect.flatMap(token, (decision) =>
+                  decision.allowed
+                    ? Effect.void
+                    : Effect.fail(new TooManyRequests({ detail: refusal(decision) }))
+                )
+          if (known === undefined)
+            return yield* Effect.andThen(tokenTaken, Effect.flatMap(checked(key), actingFor))
           const call = yield* Effect.forkChild(actingFor(known), { startImmediately: true })
-          // A refused key fails here, and the call is stopped.
-          yield* checked(key).pipe(Effect.onError(() => Fiber.interrupt(call)))
+          // A refused token or key fails here (the token first), and the call is stopped.
+          const [rate, found] = yield* Effect.all([Effect.exit(tokenTaken), Effect.exit(checked(key))], {
+            concurrency: "unbounded"
+          })
+          yield* Effect.andThen(rate, found).pipe(Effect.onError(() => Fiber.interrupt(call)))
           return yield* Fiber.join(call)
         })
       }

@@ -18,6 +18,19 @@ export interface Caller {
   readonly address: string
 }
 
+/** What a refused request is told (`{detail}` of its 429). */
+export const refusal = (decision: RateDecision) =>
+  `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`
+
+/**
+ * The current request's rate-limit token when the request middleware left it to be taken beside
+ * the call (see `ample`): taking it once, the same decision every time after. `undefined` when the
+ * token was taken before the call began.
+ */
+export const RateToken = Context.Reference<Effect.Effect<RateDecision> | undefined>("@umo/server/RateToken", {
+  defaultValue: () => undefined
+})
+
 /** Keys remembered as proven; past this many, the longest unused are forgotten. */
 const provenKeysKept = 100_000
 /** Buckets kept before full ones are swept away, so idle callers do not accumulate. */
@@ -89,10 +102,19 @@ export const sharedBuckets = Effect.gen(function* () {
  * would otherwise get a fresh bucket, and a database lookup — is held to one address's limit,
  * while the proven keys of callers sharing that address are not slowed by it. `Authentication`
  * reports which keys it accepted and refused.
+ *
+ * `ample` tells whether a proven key had tokens to spare when this process last took one for it:
+ * then a call that only reads may start while its token is taken (`RateToken`; with buckets in
+ * PostgreSQL that take is a round trip). Other processes spend the same bucket unseen here, so a
+ * tenth of the limit (at least 5) must have been left, less the calls let start since; the take
+ * still decides, and a refused call is dropped.
  */
 export const make = (perMinute: number, store: BucketStore = memoryBuckets()) =>
   Effect.gen(function* () {
     const provenKeys = new Set<string>()
+    /** For proven keys: the tokens left after this process's last take, less the calls `ample` let start since. */
+    const leftAsSeen = new Map<string, number>()
+    const headroom = Math.max(5, Math.ceil(perMinute / 10))
     const ratePerMs = perMinute / 60_000
 
     const bucketsOf = (caller: Caller) => {
@@ -109,6 +131,8 @@ export const make = (perMinute: number, store: BucketStore = memoryBuckets()) =>
         const tokens = yield* store.take(bucketsOf(caller), perMinute, ratePerMs, now)
         const allowed = tokens >= 1
         const left = allowed ? tokens - 1 : tokens
+        if (caller.keyHash !== undefined && provenKeys.has(caller.keyHash))
+          leftAsSeen.set(caller.keyHash, left)
         return {
           allowed,
           limit: perMinute,
@@ -118,18 +142,35 @@ export const make = (perMinute: number, store: BucketStore = memoryBuckets()) =>
         } satisfies RateDecision
       })
 
+    /** Whether the caller's key is proven and had `headroom` tokens left as last seen; if so, counts one call let start. */
+    const ample = (caller: Caller): boolean => {
+      if (caller.keyHash === undefined || !provenKeys.has(caller.keyHash)) return false
+      const left = leftAsSeen.get(caller.keyHash)
+      if (left === undefined || left < headroom) return false
+      leftAsSeen.set(caller.keyHash, left - 1)
+      return true
+    }
+
     /** The key authenticated: its requests count against its own bucket only from now on. */
     const keyAccepted = (keyHash: string) =>
       Effect.sync(() => {
         provenKeys.delete(keyHash)
         provenKeys.add(keyHash)
-        if (provenKeys.size > provenKeysKept) provenKeys.delete(provenKeys.values().next().value as string)
+        if (provenKeys.size > provenKeysKept) {
+          const oldest = provenKeys.values().next().value as string
+          provenKeys.delete(oldest)
+          leftAsSeen.delete(oldest)
+        }
       })
 
     /** The key was refused (unknown or revoked): its requests count against the address again. */
-    const keyRefused = (keyHash: string) => Effect.sync(() => void provenKeys.delete(keyHash))
+    const keyRefused = (keyHash: string) =>
+      Effect.sync(() => {
+        provenKeys.delete(keyHash)
+        leftAsSeen.delete(keyHash)
+      })
 
-    return { take, keyAccepted, keyRefused }
+    return { take, ample, keyAccepted, keyRefused }
   })
 
 export class RateLimiter extends Context.Service<RateLimiter, Effect.Success<ReturnType<typeof make>>>()(

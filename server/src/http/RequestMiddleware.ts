@@ -13,7 +13,8 @@ import {
 } from "effect/http"
 import { withoutKeys } from "../keys/ApiKeys.js"
 import { allowedMethods } from "./AllowedMethods.js"
-import { type Caller, type RateDecision, RateLimiter } from "./RateLimiter.js"
+import { type Caller, type RateDecision, RateLimiter, RateToken, refusal } from "./RateLimiter.js"
+import { readsOnly } from "./ReadOnlyCalls.js"
 import { RequestId } from "./RequestContext.js"
 
 /** The `Server-Timing` value: the whole request, then its stages (with what they did, where that varies). */
@@ -134,8 +135,16 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
     const requestId = given && requestIdPattern.test(given) ? given : `req_${randomUUID()}`
     const started = performance.now()
     const stages: Array<StageTiming> = []
-    const decision = yield* limiter.take(callerOf(request))
-    const finish = (response: HttpServerResponse.HttpServerResponse) => {
+    const caller = callerOf(request)
+    const path = request.url.split("?")[0]!
+    // A call that only reads, from a key with tokens to spare, takes its token beside the call: the
+    // key check of `Authentication` waits for it (and answers 429 if refused); a call that never
+    // reaches the key check has it taken as it answers, and a refusal replaces that answer.
+    const token =
+      readsOnly(request.method, path) && limiter.ample(caller)
+        ? yield* Effect.cached(limiter.take(caller))
+        : undefined
+    const finish = (decision: RateDecision) => (response: HttpServerResponse.HttpServerResponse) => {
       const durationMs = elapsedMs(started)
       const answered = asProblem(response, requestId, request)
       const final = HttpServerResponse.setHeaders(answered, {
@@ -153,7 +162,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
           Effect.annotateLogs({
             request_id: requestId,
             method: request.method,
-            path: withoutKeys(request.url.split("?")[0]!),
+            path: withoutKeys(path),
             status: final.status,
             duration_ms: durationMs
           })
@@ -161,15 +170,17 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
         final
       )
     }
-    if (!decision.allowed) {
-      return yield* finish(
-        problem(
-          429,
-          `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`
+    const refused = (decision: RateDecision) => finish(decision)(problem(429, refusal(decision)))
+    if (token === undefined) {
+      const decision = yield* limiter.take(caller)
+      if (!decision.allowed) return yield* refused(decision)
+      yield* HttpEffect.appendPreResponseHandler((_, response) => finish(decision)(response))
+    } else
+      yield* HttpEffect.appendPreResponseHandler((_, response) =>
+        Effect.flatMap(token, (decision) =>
+          decision.allowed || response.status === 429 ? finish(decision)(response) : refused(decision)
         )
       )
-    }
-    yield* HttpEffect.appendPreResponseHandler((_, response) => finish(response))
     return yield* app.pipe(
       Effect.catchDefect((defect) =>
         Multipart.isMultipartError(defect) ? Effect.succeed(multipartProblem(defect)) : Effect.die(defect)
@@ -183,6 +194,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
           : Effect.void
       ),
       Effect.provideService(RequestId, requestId),
+      Effect.provideService(RateToken, token),
       Effect.provideService(StageTimings, stages),
       // Reads see every write committed before the request began, on a replica or the primary.
       Effect.provideService(ReadsSince, started),

@@ -4,7 +4,7 @@ import { Database, SigningKey } from "@umo/plugins"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { scratchDatabase } from "../../../plugins/test/storage/ScratchDatabase.js"
 import {
   type BucketStore,
@@ -15,7 +15,7 @@ import {
   sharedBuckets
 } from "../../src/http/RateLimiter.js"
 import { type LiveServer, startServer } from "../support/ServerProcess.js"
-import { keys, startListening } from "../support/TestServer.js"
+import { embedderCalls, keys, startListening } from "../support/TestServer.js"
 
 const root = join(import.meta.dirname, "..", "..", "..")
 
@@ -194,6 +194,150 @@ describe.each(stores)("RateLimiter, buckets %s", (_, setUp, tearDown) => {
     expect(floodAllowed).toBe(5)
     expect(decisions.slice(201).map((x) => x.decision.allowed)).toEqual([true, true, true, true])
   })
+})
+
+describe("ample: a proven key's reads may start before their token is taken", () => {
+  it("only while a tenth of its limit was left when this process last took one, less those started since", () =>
+    Effect.gen(function* () {
+      const limiter = yield* make(100, memoryBuckets())
+      const alice: Caller = { keyHash: "alice", address: "10.0.0.1" }
+      expect(limiter.ample(alice)).toBe(false)
+      yield* limiter.take(alice)
+      // Not proven when that token was taken; proven now, but no take seen since.
+      expect(limiter.ample(alice)).toBe(false)
+      yield* limiter.keyAccepted("alice")
+      expect(limiter.ample(alice)).toBe(false)
+      expect((yield* limiter.take(alice)).remaining).toBe(98)
+      // 98 left as seen, 10 the headroom: calls from 98 down to 10 may start, 89 of them.
+      let started = 0
+      while (limiter.ample(alice)) started++
+      expect(started).toBe(89)
+      // A take shows how things stand again (97 left: the started calls took no token here).
+      yield* limiter.take(alice)
+      expect(limiter.ample(alice)).toBe(true)
+      yield* limiter.keyRefused("alice")
+      expect(limiter.ample(alice)).toBe(false)
+      expect(limiter.ample({ keyHash: undefined, address: "10.0.0.1" })).toBe(false)
+    }).pipe(Effect.runPromise))
+})
+
+describe("a call that only reads, started while its token is taken, over HTTP", () => {
+  /** A take held until `open`; `drained` answers as if other processes had spent every token. */
+  interface Hold {
+    readonly opened: Promise<void>
+    readonly open: () => void
+    readonly drained: boolean
+    taking: boolean
+  }
+  const hold = (drained: boolean): Hold => {
+    const { promise, resolve } = Promise.withResolvers<void>()
+    return { opened: promise, open: resolve, drained, taking: false }
+  }
+  let held: Hold | undefined
+  const inner = memoryBuckets()
+  const buckets: BucketStore = {
+    take: (names, capacity, perMs, now) =>
+      Effect.gen(function* () {
+        const h = held
+        if (h !== undefined) {
+          h.taking = true
+          yield* Effect.promise(() => h.opened)
+        }
+        const tokens = yield* inner.take(names, capacity, perMs, now)
+        return h?.drained ? 0 : tokens
+      })
+  }
+  let server: { readonly baseUrl: string; readonly stop: () => Promise<void> }
+  beforeAll(async () => {
+    server = await startListening({ buckets })
+  }, 120_000)
+  afterAll(() => server.stop())
+  // A test that failed while a take was held lets it go, so the next one starts clear.
+  afterEach(() => {
+    held?.open()
+    held = undefined
+  })
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${keys.alice}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as Record<string, unknown>
+    }
+  }
+  const until = async (done: () => boolean) => {
+    for (let waited = 0; !done(); waited += 10) {
+      if (waited > 20_000) throw new Error("waited 20 s")
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+  /** The key proves itself, then a take shows it tokens to spare. */
+  const proven = async () => {
+    for (let i = 0; i < 2; i++) expect((await call("GET", "/v1/account")).status).toBe(200)
+  }
+
+  it("a search starts before its token is taken; refused, it answers 429 and none of its results", async () => {
+    await proven()
+    const before = embedderCalls.count
+    const h = hold(true)
+    held = h
+    const answer = call("POST", "/v1/memories/query", { query: `where did ${randomUUID()} go`, limit: 3 })
+    // The query is embedded while the take is held.
+    await until(() => embedderCalls.count > before)
+    expect(h.taking).toBe(true)
+    held = undefined
+    h.open()
+    const refused = await answer
+    expect(refused.status).toBe(429)
+    expect(refused.body).toEqual({
+      detail: expect.stringMatching(/^rate limit of 100000 requests per minute exceeded; retry in \d+ s$/)
+    })
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0")
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    // Allowed, the same search answers once the token is taken.
+    const h2 = hold(false)
+    held = h2
+    const allowed = call("POST", "/v1/memories/query", { query: `where did ${randomUUID()} go`, limit: 3 })
+    await until(() => h2.taking)
+    held = undefined
+    h2.open()
+    const answered = await allowed
+    expect(answered.status).toBe(200)
+    expect(answered.body).toHaveProperty("data.results")
+  }, 60_000)
+
+  it("a call that never reaches the key check is refused as it answers", async () => {
+    await proven()
+    const h = hold(true)
+    held = h
+    const answer = call("GET", "/v1/no-such-thing")
+    await until(() => h.taking)
+    held = undefined
+    h.open()
+    const refused = await answer
+    expect(refused.status).toBe(429)
+    expect(refused.body.detail).toMatch(/^rate limit of 100000 requests per minute exceeded/)
+  }, 60_000)
+
+  it("a capture waits for its token", async () => {
+    await proven()
+    const before = embedderCalls.count
+    const h = hold(false)
+    held = h
+    const answer = call("POST", "/v1/memories", { content: "Started learning the cello this spring." })
+    await until(() => h.taking)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(embedderCalls.count).toBe(before)
+    held = undefined
+    h.open()
+    expect((await answer).status).toBeLessThan(300)
+    expect(embedderCalls.count).toBeGreaterThan(before)
+  }, 60_000)
 })
 
 describe("rate limit under load, over HTTP", () => {

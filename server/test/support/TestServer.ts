@@ -61,7 +61,14 @@ const TestKeys = Layer.effectDiscard(
 /** Gives an app layer the Memory service, test keys, in-memory storage and a generous rate limit. */
 const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, options: TestServerOptions) =>
   app.pipe(
-    Layer.provide(RateLimiter.layer(options.ratePerMinute ?? 100_000)),
+    Layer.provide(
+      options.buckets === undefined
+        ? RateLimiter.layer(options.ratePerMinute ?? 100_000)
+        : Layer.effect(
+            RateLimiter.RateLimiter,
+            RateLimiter.make(options.ratePerMinute ?? 100_000, options.buckets)
+          )
+    ),
     Layer.provide(memoryLayer(options.config ?? {})),
     Layer.provideMerge(TestKeys),
     Layer.provideMerge(testStorage(options.dataDir, options.database))
@@ -69,6 +76,8 @@ const withTestServices = <A, E, R>(app: Layer.Layer<A, E, R>, options: TestServe
 
 export interface TestServerOptions {
   readonly ratePerMinute?: number
+  /** Where the rate limiter keeps its buckets (this process's memory when omitted). */
+  readonly buckets?: RateLimiter.BucketStore
   /** Keep the database and signing key in this directory instead of memory. */
   readonly dataDir?: string
   /** Another database than PGlite (e.g. PostgreSQL). */
