@@ -169,15 +169,11 @@ const changedTo =
   /\b(?:(?:rescheduled|postponed|pushed back|brought forward|moved|changed|switched|updated) to|new (?:address|number|email|phone|job|role|title|position|employer|company|car|city|home|place|flat|apartment|house|partner|boyfriend|girlfriend|school|date|venue|favou?rite))\b/i
 
 /**
- * Whether a question asks how things stand now: it says so ("now", "these days", "still"), asks
- * for what a change led to ("When was the exam rescheduled to?", "What's her new number?"), or
- * asks in the present for a fact that holds one value at a time ("Where does she live?", "Who is
- * he dating?", not "What does she like?").
+ * Whether a question not about the past asks how things stand now: it says so ("now", "these
+ * days", "still"), asks for what a change led to ("When was the exam rescheduled to?", "What's her
+ * new number?"), or asks in the present for a fact that holds one value at a time ("Where does she
+ * live?", "Who is he dating?", not "What does she like?"). `asked` is the question's asked facts.
  */
-export const asksAboutNow = (question: string): boolean =>
-  !asksAboutThePast(question) && asksHowThingsStand(question, askedFacts(question))
-
-/** `asksAboutNow` but for the past, with the question's asked facts already read. */
 const asksHowThingsStand = (question: string, asked: AskedFacts): boolean =>
   nowWords.test(question) ||
   changedTo.test(question) ||
@@ -194,7 +190,7 @@ export interface QuestionReading {
   readonly question: string
   readonly asked: AskedFacts
   readonly aboutThePast: boolean
-  /** `asksAboutNow` */
+  /** Not about the past, and asks how things stand now (`asksHowThingsStand`). */
   readonly aboutNow: boolean
   readonly type: QuestionType
 }

@@ -2,13 +2,7 @@ import type { RankingFacts } from "@umo/core"
 import { askedFacts } from "@umo/plugins/nlp"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  asksAboutNow,
-  currentFirst,
-  newestAnswerFirst,
-  pastFirst,
-  readQuestion
-} from "../../src/recall/Succession.js"
+import { currentFirst, newestAnswerFirst, pastFirst, readQuestion } from "../../src/recall/Succession.js"
 
 const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
 
@@ -110,7 +104,7 @@ describe("pastFirst", () => {
   })
 })
 
-describe("asksAboutNow", () => {
+describe("readQuestion: aboutNow", () => {
   it("reads a question about how things stand now, or about what a change led to", () => {
     for (const question of [
       "Where does Sam live now?",
@@ -119,14 +113,14 @@ describe("asksAboutNow", () => {
       "When was Tariq's CFA Level 1 exam rescheduled to?",
       "What's Greta's new email address?"
     ])
-      expect(asksAboutNow(question), question).toBe(true)
+      expect(readQuestion(question).aboutNow, question).toBe(true)
     for (const question of [
       "Where did Sam live before Leeds?",
       "What did Sam say about music?",
       "When did Tariq move to Lisbon?",
       "What new hobbies has Sam picked up?"
     ])
-      expect(asksAboutNow(question), question).toBe(false)
+      expect(readQuestion(question).aboutNow, question).toBe(false)
   })
 })
 
