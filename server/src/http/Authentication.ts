@@ -87,6 +87,11 @@ export const AuthenticationLive = Layer.effect(
           if (known === undefined)
             return yield* Effect.andThen(tokenTaken, Effect.flatMap(checked(key), actingFor))
           const call = yield* Effect.forkChild(actingFor(known), { startImmediately: true })
+          // The checks' round trips are sent after the call has had its turn: sent first, building
+          // and sending them held back the start of its own work (a search's embedding) by 0.3 ms
+          // at p50 (2026-11-27, 100k memories on PostgreSQL), and the call cannot answer before
+          // they come back either way.
+          yield* Effect.yieldNow
           // A refused token or key fails here (the token first), and the call is stopped.
           const [rate, found] = yield* Effect.all([Effect.exit(tokenTaken), Effect.exit(checked(key))], {
             concurrency: "unbounded"
