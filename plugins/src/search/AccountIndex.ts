@@ -76,6 +76,8 @@ export class AccountIndex {
   private unsettled = false
   /** Each source's memories (slots) by content time, then id. */
   private readonly timelines = new Map<string, Array<number>>()
+  /** Each slot's content time (its entry's `time`), where `position` reads it. */
+  private times = new Float64Array(1_024)
 
   constructor(dims: number) {
     this.vectors = new VectorSet(dims)
@@ -125,6 +127,12 @@ export class AccountIndex {
     }
     this.entries.push(entry)
     this.byId.set(row.umo_id, slot)
+    if (slot === this.times.length) {
+      const times = new Float64Array(slot * 2)
+      times.set(this.times)
+      this.times = times
+    }
+    this.times[slot] = entry.time
     this.text.add(slot, row.terms, row.length)
     this.maps.add(slot, entry)
     const timeline = this.timeline(entry)
@@ -384,14 +392,21 @@ export class AccountIndex {
     return timeline
   }
 
-  /** Where an entry is or would go in its timeline (binary search by content time, then id). */
+  /**
+   * Where an entry is or would go in its timeline (binary search by content time, then id). The
+   * times are read from `times`, not from the entries: each step of a search through a timeline of
+   * 100,000 memories would otherwise read an entry from anywhere in memory.
+   */
   private position(timeline: ReadonlyArray<number>, entry: Entry): number {
+    const times = this.times
     let low = 0
     let high = timeline.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      const other = this.entries[timeline[middle]!]!
-      if (timelineOrder(other, entry) < 0) low = middle + 1
+      const other = timeline[middle]!
+      const time = times[other]!
+      if (time < entry.time || (time === entry.time && this.entries[other]!.umo_id < entry.umo_id))
+        low = middle + 1
       else high = middle
     }
     return low
