@@ -92,16 +92,21 @@ export const entityKey = (text: string) =>
     .replace(/['’]s$/, "")
     .trim()
 
-/** The share of the query's entities that the memory names too. */
+/**
+ * The share of the query's entities that the memory names too. A search scores a few hundred
+ * candidates: their names are looked up in the query's, with no set made for each.
+ */
 export const entityOverlap = (
   query: ReadonlySet<string>,
   memory: ReadonlyArray<{ readonly text: string }>
 ) => {
   if (query.size === 0) return 0
-  const named = new Set(memory.map((e) => entityKey(e.text)))
-  let shared = 0
-  for (const q of query) if (named.has(q)) shared++
-  return shared / query.size
+  const shared: Array<string> = []
+  for (const e of memory) {
+    const key = entityKey(e.text)
+    if (query.has(key) && !shared.includes(key)) shared.push(key)
+  }
+  return shared.length / query.size
 }
 
 const NonNegative = Schema.FiniteFromString.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
