@@ -147,9 +147,8 @@ export class AccountIndex {
   /** Puts the timelines of a bulk load in order (content time, then id); before any other call. */
   settle(): void {
     if (!this.unsettled) return
-    const entries = this.entries
     for (const timeline of this.timelines.values())
-      timeline.sort((a, b) => timelineOrder(entries[a]!, entries[b]!))
+      timeline.sort((a, b) => (this.precedes(a, this.entries[b]!) ? -1 : 1))
     this.unsettled = false
   }
 
@@ -398,21 +397,19 @@ export class AccountIndex {
    * 100,000 memories would otherwise read an entry from anywhere in memory.
    */
   private position(timeline: ReadonlyArray<number>, entry: Entry): number {
-    const times = this.times
     let low = 0
     let high = timeline.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      const other = timeline[middle]!
-      const time = times[other]!
-      if (time < entry.time || (time === entry.time && this.entries[other]!.umo_id < entry.umo_id))
-        low = middle + 1
+      if (this.precedes(timeline[middle]!, entry)) low = middle + 1
       else high = middle
     }
     return low
   }
-}
 
-/** A timeline's order: content time, then id. */
-const timelineOrder = (x: Entry, y: Entry): number =>
-  x.time - y.time || (x.umo_id < y.umo_id ? -1 : x.umo_id > y.umo_id ? 1 : 0)
+  /** A timeline's order: whether the memory in `slot` comes before `entry` (content time, then id). */
+  private precedes(slot: number, entry: Entry): boolean {
+    const time = this.times[slot]!
+    return time < entry.time || (time === entry.time && this.entries[slot]!.umo_id < entry.umo_id)
+  }
+}
