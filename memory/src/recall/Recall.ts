@@ -216,7 +216,7 @@ export const make = Effect.gen(function* () {
       const ranked = byScore(inTime(scores))
       const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
       // A question about how things stand reads more candidates, to find what is current among them.
-      const inTimeDepth = (past && asked.attributes.length > 0) || reading.aboutNow ? currencyDepth : 0
+      const inTimeDepth = reading.aboutHowThingsStood || reading.aboutNow ? currencyDepth : 0
       const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
       // Read only for what is returned (or reranked), and only what a search returns of each
       // (`recalled`: the index holds it), those read lately kept (see `RecordCache`); one deleted meanwhile is left

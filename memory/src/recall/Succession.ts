@@ -190,6 +190,11 @@ export interface QuestionReading {
   readonly question: string
   readonly asked: AskedFacts
   readonly aboutThePast: boolean
+  /**
+   * About the past and for a kind of fact (where someone lived, their old number, a plan): it asks
+   * how things stood. "Where did Sam go before lunch?" asks for none, about an event.
+   */
+  readonly aboutHowThingsStood: boolean
   /** Not about the past, and asks how things stand now (`asksHowThingsStand`). */
   readonly aboutNow: boolean
   readonly type: QuestionType
@@ -202,6 +207,7 @@ export const readQuestion = (question: string): QuestionReading => {
     question,
     asked,
     aboutThePast,
+    aboutHowThingsStood: aboutThePast && asked.attributes.length > 0,
     aboutNow: !aboutThePast && asksHowThingsStand(question, asked),
     type: questionType(question)
   }
@@ -324,9 +330,7 @@ export const newestAnswerFirst = (
   readonly current?: string
 } => {
   const { question, asked, type } = reading
-  // About the past, only a question for a kind of fact (where someone lived, their old number) asks
-  // how things stood: "What did she do before the concert?" asks about an event.
-  const past = reading.aboutThePast && asked.attributes.length > 0
+  const past = reading.aboutHowThingsStood
   // A yes-or-no question is about how things stand only when it says so ("Is she still vegan?"):
   // then the newest memory on what it asks answers it, yes or no.
   const yesOrNoNow = type === "yes_no" && nowWords.test(question)

@@ -124,6 +124,20 @@ describe("readQuestion: aboutNow", () => {
   })
 })
 
+describe("readQuestion: aboutHowThingsStood", () => {
+  it("reads a question about the past that asks a kind of fact, not one about an event", () => {
+    for (const question of ["Where did Sam live before Leeds?", "What was Greta's old email address?"]) {
+      expect(readQuestion(question).aboutThePast, question).toBe(true)
+      expect(readQuestion(question).aboutHowThingsStood, question).toBe(true)
+    }
+    for (const question of ["Where did Sam go before lunch?", "What did Sam say before he left?"]) {
+      expect(readQuestion(question).aboutThePast, question).toBe(true)
+      expect(readQuestion(question).aboutHowThingsStood, question).toBe(false)
+    }
+    expect(readQuestion("Where does Sam live now?").aboutHowThingsStood).toBe(false)
+  })
+})
+
 describe("newestAnswerFirst", () => {
   /** A person's memories as the search ranked them: id, text, day, score and cosine to the question. */
   const search = (
