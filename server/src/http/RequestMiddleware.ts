@@ -68,16 +68,17 @@ const isJson = (response: HttpServerResponse.HttpServerResponse) =>
 const asProblem = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
-  request: HttpServerRequest.HttpServerRequest
+  method: string,
+  path: string
 ) => {
   if (response.status < 400) return response
   if (response.status === 500) return problem(500, `internal error (request ${requestId})`)
   if (isJson(response)) return response
   if (response.status === 404) {
-    const allowed = allowedMethods(request.url.split("?")[0]!)
-    if (allowed.length > 0 && !allowed.includes(request.method))
+    const allowed = allowedMethods(path)
+    if (allowed.length > 0 && !allowed.includes(method))
       return HttpServerResponse.setHeader(
-        problem(405, `${request.method} is not allowed here; this path answers ${allowed.join(", ")}`),
+        problem(405, `${method} is not allowed here; this path answers ${allowed.join(", ")}`),
         "allow",
         allowed.join(", ")
       )
@@ -146,7 +147,7 @@ export const requestMiddleware = <E, R>(app: Effect.Effect<HttpServerResponse.Ht
         : undefined
     const finish = (decision: RateDecision) => (response: HttpServerResponse.HttpServerResponse) => {
       const durationMs = elapsedMs(started)
-      const answered = asProblem(response, requestId, request)
+      const answered = asProblem(response, requestId, request.method, path)
       const final = HttpServerResponse.setHeaders(answered, {
         "x-request-id": requestId,
         // The time the server spent on the request and its stages (W3C Server Timing).
