@@ -50,9 +50,9 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const resolve = yield* resolveBearerKey
     const accepted = new Map<string, CurrentAccount["Service"]>()
-    const checked = (key: string) => {
-      const keyHash = sha256Hex(key.trim())
-      return resolve(key).pipe(
+    /** Resolves the key, keeping it among those accepted lately (by `keyHash`, its trimmed hash) or dropping it. */
+    const checked = (key: string, keyHash: string) =>
+      resolve(key).pipe(
         Effect.tap((found) =>
           Effect.sync(() => {
             accepted.delete(keyHash)
@@ -62,7 +62,6 @@ export const AuthenticationLive = Layer.effect(
         ),
         Effect.tapError(() => Effect.sync(() => accepted.delete(keyHash)))
       )
-    }
     return Authentication.of({
       bearer: (httpEffect, { credential, endpoint }) => {
         const key = Redacted.value(credential)
@@ -71,9 +70,8 @@ export const AuthenticationLive = Layer.effect(
             Effect.provideService(CurrentAccount, found),
             Effect.provideService(MemoryAccount, found.account)
           )
-        const known = readsOnly(endpoint.method, endpoint.path)
-          ? accepted.get(sha256Hex(key.trim()))
-          : undefined
+        const keyHash = sha256Hex(key.trim())
+        const known = readsOnly(endpoint.method, endpoint.path) ? accepted.get(keyHash) : undefined
         return Effect.gen(function* () {
           const token = yield* RateToken
           const tokenTaken =
@@ -85,7 +83,7 @@ export const AuthenticationLive = Layer.effect(
                     : Effect.fail(new TooManyRequests({ detail: refusal(decision) }))
                 )
           if (known === undefined)
-            return yield* Effect.andThen(tokenTaken, Effect.flatMap(checked(key), actingFor))
+            return yield* Effect.andThen(tokenTaken, Effect.flatMap(checked(key, keyHash), actingFor))
           const call = yield* Effect.forkChild(actingFor(known), { startImmediately: true })
           // The checks' round trips are sent after the call has had its turn: sent first, building
           // and sending them held back the start of its own work (a search's embedding) by 0.3 ms
@@ -93,9 +91,12 @@ export const AuthenticationLive = Layer.effect(
           // they come back either way.
           yield* Effect.yieldNow
           // A refused token or key fails here (the token first), and the call is stopped.
-          const [rate, found] = yield* Effect.all([Effect.exit(tokenTaken), Effect.exit(checked(key))], {
-            concurrency: "unbounded"
-          })
+          const [rate, found] = yield* Effect.all(
+            [Effect.exit(tokenTaken), Effect.exit(checked(key, keyHash))],
+            {
+              concurrency: "unbounded"
+            }
+          )
           yield* Effect.andThen(rate, found).pipe(Effect.onError(() => Fiber.interrupt(call)))
           return yield* Fiber.join(call)
         })
