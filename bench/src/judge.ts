@@ -1,247 +1,135 @@
 /**
- * Whether a local language model could decide the updates the fact rules miss (issue 30's "a
- * language model may decide the hard cases"): each scenario memory is put to the model beside its
- * person's earlier memories that are still current (by the scenario's own labels, at most six, the
- * newest), and what the model says is out of date is compared with what the scenario says.
- * Two ways of asking:
+ * The update judges on the update scenarios, pair by pair: for each person, every earlier memory
+ * still current (by the scenario's own labels) is paired with each later memory, and a judge's
+ * probability that the later makes the earlier out of date is compared with the scenario's label.
+ * Reports, per set and judge, precision and recall over the threshold (the curve), and both at the
+ * judge's own threshold, with the false-positive rate over the pairs that are no update. Only
+ * totals are printed: the pairs a judge gets wrong on a never-read set are never shown.
  *
- * - `pairwise`: the model names the earlier notes the new one makes out of date;
- * - `facts`: the model lists each note's facts (who, an attribute of a fixed list, a value), and a
- *   new note supersedes an earlier one that gives a single-valued attribute of the writer another
- *   value (the rules' own way, with the model reading instead of the rules).
- *
- * Both are kind to the model: its candidates are only the person's own memories, chosen by the
- * labels rather than by a search, so the figures are a ceiling for what it would do at capture.
- * Nothing is stored; the output is printed, not committed (it is an experiment, not a result).
- *
- *   npm run fetch-models -- --llm=qwen2.5-coder-1.5b-instruct
- *   npm run bench:judge -- --model qwen2.5-coder-1.5b-instruct --method facts --sets blind3 [--people 12]
+ *   npm run bench:judge                                  # rules and the learned judge
+ *   npm run bench:judge -- --endpoint http://127.0.0.1:8080 --model qwen2.5-1.5b   # and a language
+ *                                                        # model behind an OpenAI-compatible server
+ *   npm run bench:judge -- --sets dev,test               # some sets only (a quick run's results)
  */
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
-import { DefaultAnswerModels, LocalLanguageModel } from "@umo/plugins/answer"
-import { argument, modelsDir, root } from "./support/Cli.js"
+import type { UpdateJudgeShape } from "@umo/core"
+import { LanguageModelJudge, LearnedJudge, RulesJudge } from "@umo/plugins"
+import { Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { argument, root } from "./support/Cli.js"
+import { lineChart } from "./support/LineChart.js"
+import { machine } from "./support/Machine.js"
+import { publishResults } from "./support/Results.js"
 import { loadScenarios, type Person } from "./updates/Scenarios.js"
 
-const modelId = argument("model") ?? "qwen2.5-coder-1.5b-instruct"
-const method = argument("method") ?? "facts"
-const setNames = argument("sets")?.split(",")
-const peopleEach = Number(argument("people") ?? Number.POSITIVE_INFINITY)
-const candidatesKept = 6
+const only = argument("sets")?.split(",")
+const sets = loadScenarios(join(root, "bench", "updates")).filter((s) => only?.includes(s.name) ?? true)
+const endpoint = argument("endpoint")
+const modelName = argument("model")
 
-const spec = DefaultAnswerModels.localLanguageModels.find((m) => m.id === modelId)
-if (spec === undefined) throw new Error(`unknown model ${modelId}`)
-if (method !== "pairwise" && method !== "facts") throw new Error("--method is pairwise or facts")
-const runtimeDir = LocalLanguageModel.runtimeDir()
-const entry = LocalLanguageModel.runtimeEntry(runtimeDir)
-if (entry === undefined)
-  throw new Error(`node-llama-cpp is not in ${runtimeDir}: ${LocalLanguageModel.fetchCommand}`)
-
-// node-llama-cpp is installed apart (see LocalLanguageModel.runtimeDir) and untyped here.
-// biome-ignore lint/suspicious/noExplicitAny: the runtime's module, loaded by path
-const llamaCpp: any = await import(pathToFileURL(entry).href)
-const llama = await llamaCpp.getLlama({ gpu: false, build: "never", logLevel: llamaCpp.LlamaLogLevel.error })
-const model = await llama.loadModel({
-  modelPath: join(modelsDir, spec.file)
-})
-const context = await model.createContext({
-  contextSize: 4096,
-  batchSize: 512,
-  sequences: 1,
-  threads: LocalLanguageModel.defaultLimits.threads
-})
-const sequence = context.getSequence()
-
-/** One chat turn under `system`, held to `grammar` (a JSON schema), parsed; undefined if unparsable. */
-const ask = async (
-  system: string,
-  text: string,
-  grammar: { parse: (s: string) => unknown },
-  maxTokens: number
-) => {
-  const session = new llamaCpp.LlamaChatSession({
-    contextSequence: sequence,
-    systemPrompt: system,
-    autoDisposeSequence: false
-  })
-  try {
-    const reply: string = await session.prompt(text, { grammar, maxTokens, temperature: 0 })
-    return grammar.parse(reply)
-  } catch {
-    return undefined
-  } finally {
-    session.dispose({ disposeSequence: false })
-  }
+interface Pair {
+  readonly earlier: string
+  readonly newer: string
+  readonly label: boolean
 }
 
-const pairwiseSystem = `You keep one person's notes up to date. The person wrote every note ("I", "my", "we" is them).
-A NEW note makes an EARLIER note out of date when it gives a different value for the same fact about the person: where they live, where they work, their job title, their partner, a pet, a favourite thing, their phone or email, how many of something they have, or the date or place of a plan.
-A new note does NOT make an earlier one out of date when it adds something (a second pet, another hobby), when it is about someone else (a sister, a friend), when it is a trip or a visit, or when the facts are different ones.
-Reply with JSON: {"outdated": [the numbers of the earlier notes the new note makes out of date]}, or {"outdated": []}.
-
-Example:
-Earlier notes:
-[1] I've lived in Madrid for six years.
-[2] My sister got a golden retriever.
-New note: Just signed the lease on our place in Lisbon!
-Reply: {"outdated": [1]}
-
-Example:
-Earlier notes:
-[1] We adopted a cat called Miso.
-[2] Work at Deloitte is intense this month.
-New note: Adopted a second cat, Tofu!
-Reply: {"outdated": []}`
-
-const attributes = [
-  "home city",
-  "employer",
-  "job title",
-  "partner",
-  "pet",
-  "favourite food",
-  "favourite film",
-  "favourite music",
-  "favourite book",
-  "favourite sport",
-  "phone number",
-  "email",
-  "diet",
-  "car",
-  "school",
-  "planned trip",
-  "planned event date",
-  "count",
-  "none"
-]
-/** Attributes one value at a time: a new value replaces the old (a pet, a trip, a count may be several). */
-const singleValued = new Set(attributes.filter((a) => !["pet", "planned trip", "count", "none"].includes(a)))
-
-const factsSystem = `You read one short note a person wrote about their life ("I", "my", "we" is the writer) and list the facts it states as they stand now.
-Each fact: who it is about ("writer" or "someone else"), its attribute (one of: ${attributes.join(", ")}), and its value in a few words.
-List only facts the note states. A trip or visit is not a home city. Reply with JSON.
-
-Example note: Just signed the lease on our place in Lisbon! My sister is still in Porto.
-Reply: {"facts": [{"about": "writer", "attribute": "home city", "value": "Lisbon"}, {"about": "someone else", "attribute": "home city", "value": "Porto"}]}
-
-Example note: First week as head barista at Kaffa done, feet hurt.
-Reply: {"facts": [{"about": "writer", "attribute": "job title", "value": "head barista"}, {"about": "writer", "attribute": "employer", "value": "Kaffa"}]}`
-
-const pairwiseGrammar = await llama.createGrammarForJsonSchema({
-  type: "object",
-  properties: { outdated: { type: "array", items: { type: "integer" } } }
-})
-const factsGrammar = await llama.createGrammarForJsonSchema({
-  type: "object",
-  properties: {
-    facts: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          about: { enum: ["writer", "someone else"] },
-          attribute: { enum: attributes },
-          value: { type: "string" }
-        }
-      }
-    }
-  }
-})
-
-interface Fact {
-  readonly about: string
-  readonly attribute: string
-  readonly value: string
-}
-const plain = (value: string) =>
-  value
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}@.]+/gu, " ")
-    .trim()
-
-let calls = 0
-let modelMs = 0
-const timedAsk = async (...args: Parameters<typeof ask>) => {
-  const started = performance.now()
-  const result = await ask(...args)
-  modelMs += performance.now() - started
-  calls++
-  return result
-}
-
-/** For each memory of a person, the ids of the earlier ones the model says it makes out of date. */
-const judged = async (person: Person): Promise<ReadonlyArray<ReadonlySet<string>>> => {
-  const memories = person.memories
-  const current = (i: number) => {
-    const gone = new Set(memories.slice(0, i).flatMap((m) => m.supersedes))
-    return memories
-      .slice(0, i)
+/** A person's pairs: each later memory with every earlier one still current then, by the labels. */
+const pairsOf = (person: Person): ReadonlyArray<Pair> =>
+  person.memories.flatMap((newer, j) => {
+    const gone = new Set(person.memories.slice(0, j).flatMap((m) => m.supersedes))
+    return person.memories
+      .slice(0, j)
       .filter((m) => !gone.has(m.id))
-      .slice(-candidatesKept)
-  }
-  if (method === "pairwise") {
-    const said: Array<ReadonlySet<string>> = []
-    for (const [i, memory] of memories.entries()) {
-      const earlier = current(i)
-      if (earlier.length === 0) {
-        said.push(new Set())
-        continue
-      }
-      const text = `Earlier notes:\n${earlier.map((m, k) => `[${k + 1}] ${m.text}`).join("\n")}\nNew note: ${memory.text}`
-      const reply = (await timedAsk(pairwiseSystem, text, pairwiseGrammar, 40)) as
-        | { readonly outdated?: ReadonlyArray<number> }
-        | undefined
-      said.push(new Set((reply?.outdated ?? []).flatMap((n) => earlier[n - 1]?.id ?? [])))
-    }
-    return said
-  }
-  const facts: Array<ReadonlyArray<Fact>> = []
-  for (const memory of memories) {
-    const reply = (await timedAsk(factsSystem, `Note: ${memory.text}`, factsGrammar, 120)) as
-      | { readonly facts?: ReadonlyArray<Fact> }
-      | undefined
-    facts.push((reply?.facts ?? []).filter((f) => f.about === "writer" && singleValued.has(f.attribute)))
-  }
-  return memories.map((_, i) => {
-    const earlierFacts = new Map(memories.slice(0, i).map((m, j) => [m.id, facts[j]!]))
-    return new Set(
-      current(i)
-        .filter((m) =>
-          facts[i]!.some((f) =>
-            earlierFacts
-              .get(m.id)!
-              .some((o) => o.attribute === f.attribute && plain(o.value) !== plain(f.value))
-          )
-        )
-        .map((m) => m.id)
-    )
+      .map((earlier) => ({
+        earlier: earlier.text,
+        newer: newer.text,
+        label: newer.supersedes.includes(earlier.id)
+      }))
   })
+
+const thresholds = Array.from({ length: 19 }, (_, i) => (i + 1) / 20)
+
+const at = (scores: ReadonlyArray<number>, pairs: ReadonlyArray<Pair>, threshold: number) => {
+  let tp = 0
+  let fp = 0
+  for (const [i, s] of scores.entries()) if (s >= threshold) pairs[i]!.label ? tp++ : fp++
+  const positives = pairs.filter((p) => p.label).length
+  const negatives = pairs.length - positives
+  return {
+    threshold,
+    precision: tp + fp === 0 ? 1 : tp / (tp + fp),
+    recall: positives === 0 ? 0 : tp / positives,
+    false_positive_rate: negatives === 0 ? 0 : fp / negatives,
+    found: tp,
+    false: fp
+  }
 }
 
-const sets = loadScenarios(join(root, "bench", "updates")).filter(
-  (s) => setNames === undefined || setNames.includes(s.name)
-)
-console.log(`${modelId}, ${method}; candidates: the person's current earlier memories (≤ ${candidatesKept})`)
-console.log("| set | people | expected found | claims right / wrong | precision | recall |")
-console.log("|---|---|---|---|---|---|")
-for (const set of sets) {
-  let right = 0
-  let wrong = 0
-  let expected = 0
-  const people = set.people.slice(0, peopleEach)
-  for (const person of people) {
-    const said = await judged(person)
-    person.memories.forEach((memory, i) => {
-      const truth = new Set(memory.supersedes)
-      expected += truth.size
-      for (const id of said[i]!) truth.has(id) ? right++ : wrong++
+const program = Effect.gen(function* () {
+  const judges: Array<UpdateJudgeShape> = [RulesJudge.judge, yield* LearnedJudge.make()]
+  if (endpoint !== undefined && modelName !== undefined) {
+    const learned = judges[1]!
+    const model = yield* LanguageModelJudge.make({
+      baseUrl: endpoint,
+      model: modelName,
+      apiKey: process.env["UMO_UPDATE_MODEL_KEY"]
     })
+    judges.push(model, LanguageModelJudge.decidingUnsure(learned, model))
   }
-  const precision = right / Math.max(1, right + wrong)
-  const recall = right / Math.max(1, expected)
-  console.log(
-    `| ${set.name} | ${people.length} | ${right}/${expected} | ${right} / ${wrong} | ${precision.toFixed(2)} | ${recall.toFixed(2)} |`
-  )
-}
-console.log(`${calls} model calls, ${(modelMs / Math.max(1, calls)).toFixed(0)} ms each`)
-process.exit(0)
+  const rows: Array<Record<string, unknown>> = []
+  for (const set of sets) {
+    const pairs = set.people.flatMap(pairsOf)
+    for (const judge of judges) {
+      const started = performance.now()
+      const scores = yield* judge.score(pairs.map(({ earlier, newer }) => ({ earlier, newer })))
+      const ms = (performance.now() - started) / Math.max(1, pairs.length)
+      const chosen = at(scores, pairs, judge.threshold)
+      rows.push({
+        set: set.name,
+        judge: judge.name,
+        pairs: pairs.length,
+        updates: pairs.filter((p) => p.label).length,
+        ms_per_pair: Math.round(ms * 100) / 100,
+        at_threshold: chosen,
+        curve: thresholds.map((t) => at(scores, pairs, t))
+      })
+      process.stderr.write(`judge: ${set.name} ${judge.name} done\n`)
+    }
+  }
+  return { judges: judges.map((j) => ({ name: j.name, threshold: j.threshold })), rows }
+})
+
+const { judges, rows } = await Effect.runPromise(
+  Effect.scoped(program).pipe(Effect.provide(FetchHttpClient.layer))
+)
+const pct = (x: number) => (100 * x).toFixed(1)
+const table = [
+  `Every later memory of a person paired with each earlier one still current (by the scenarios' labels); an update when the scenario says the later supersedes the earlier. At each judge's own threshold (${judges.map((j) => `${j.name}: ${j.threshold}`).join("; ")}).`,
+  "",
+  "| set | judge | pairs (updates) | precision, % | recall, % | false positives, % of non-updates | ms / pair |",
+  "|---|---|---|---|---|---|---|",
+  ...rows.map((r) => {
+    const a = r["at_threshold"] as ReturnType<typeof at>
+    return `| ${r["set"]} | ${r["judge"]} | ${r["pairs"]} (${r["updates"]}) | ${pct(a.precision)} (${a.found}/${a.found + a.false}) | ${pct(a.recall)} | ${pct(a.false_positive_rate)} (${a.false}) | ${r["ms_per_pair"]} |`
+  })
+].join("\n")
+console.log(table)
+publishResults(
+  root,
+  "judge",
+  { quick: only !== undefined, machine: machine(), judges, rows } as never,
+  lineChart({
+    title: "Update judges: precision (y) against recall (x) over the threshold, per set",
+    xLabel: "recall",
+    yLabel: "precision",
+    max: 1,
+    series: rows
+      .filter((r) => r["judge"] !== "rules")
+      .map((r) => ({
+        name:
+          `${r["judge"]}`.split("@")[0]!.replace("learned:umo-update-judge", "learned") + ` · ${r["set"]}`,
+        points: (r["curve"] as Array<ReturnType<typeof at>>).map((p) => [p.recall, p.precision] as const)
+      }))
+  }),
+  table
+)

@@ -103,8 +103,11 @@ export const outdates = (newer: ReadonlyArray<StatedFact>, older: ReadonlyArray<
   )
 }
 
+/** What orders memories in time: when their content was written, and their id. */
+export type Dated = Pick<FactHolder, "umo_id" | "timestamp">
+
 /** Orders memories by content time, then id (ids are time-ordered: capture order breaks ties). */
-export const isNewer = (a: FactHolder, b: FactHolder): boolean =>
+export const isNewer = (a: Dated, b: Dated): boolean =>
   newerAt(Date.parse(a.timestamp), a.umo_id, Date.parse(b.timestamp), b.umo_id)
 
 const newerAt = (ta: number, a: string, tb: number, b: string) => (ta !== tb ? ta > tb : a > b)

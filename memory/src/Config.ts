@@ -15,8 +15,16 @@
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { type Embedder, FileParser, type FileParserShape, firstSupporting, type Plugin } from "@umo/core"
-import { CrossEncoderReranker, DefaultAnswerModels, FileParsers } from "@umo/plugins"
+import {
+  type Embedder,
+  FileParser,
+  type FileParserShape,
+  firstSupporting,
+  type Plugin,
+  UpdateJudge,
+  type UpdateJudgeShape
+} from "@umo/core"
+import { CrossEncoderReranker, DefaultAnswerModels, FileParsers, UpdateJudgeChoice } from "@umo/plugins"
 import { Config, Effect, Layer, Option, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as MemoryLive from "./MemoryLive.js"
@@ -35,6 +43,11 @@ export interface UmoConfig {
   readonly defaultAnswerModel?: string | undefined
   /** File parsers tried, in order, before the default ones (the first that reads a file answers). */
   readonly fileParsers?: ReadonlyArray<FileParserShape> | undefined
+  /**
+   * What decides that a newer memory makes an earlier one out of date; default the one
+   * `UMO_UPDATE_JUDGE` picks (the learned judge; see UpdateJudgeChoice.layerConfig).
+   */
+  readonly updateJudge?: UpdateJudgeShape | undefined
 }
 
 /** The configuration a `umo.config.ts` default-exports; its lists are checked to be lists. */
@@ -56,7 +69,14 @@ export class ConfigFileError extends Schema.Error<ConfigFileError>("ConfigFileEr
   }
 }
 
-const configKeys = new Set(["plugins", "embedder", "answerModels", "defaultAnswerModel", "fileParsers"])
+const configKeys = new Set([
+  "plugins",
+  "embedder",
+  "answerModels",
+  "defaultAnswerModel",
+  "fileParsers",
+  "updateJudge"
+])
 
 /**
  * The configuration in `file` (its default export). A file that fails to load — a plugin factory
@@ -105,13 +125,19 @@ const answerModelsLayer = (config: UmoConfig) =>
   ).pipe(Layer.provide(FetchHttpClient.layer))
 
 /**
- * The Memory service with a configuration's plugins, file parsers and answer models, and the reranker
- * `UMO_RERANKER` picks (see CrossEncoderReranker.layerConfig); it needs the
+ * The Memory service with a configuration's plugins, file parsers and answer models, the reranker
+ * `UMO_RERANKER` picks (see CrossEncoderReranker.layerConfig) and the update judge `UMO_UPDATE_JUDGE`
+ * picks (see UpdateJudgeChoice.layerConfig); it needs the
  * storage ports and the Embedder (the configured one, or the environment's: see `embedderOf`).
  */
 export const memoryLayer = (config: UmoConfig = {}) =>
   MemoryLive.layer({ plugins: config.plugins }).pipe(
     Layer.provide(fileParserLayer(config)),
     Layer.provide(answerModelsLayer(config)),
-    Layer.provide(CrossEncoderReranker.layerConfig)
+    Layer.provide(CrossEncoderReranker.layerConfig),
+    Layer.provide(
+      config.updateJudge === undefined
+        ? UpdateJudgeChoice.layerConfig
+        : Layer.succeed(UpdateJudge, config.updateJudge)
+    )
   )

@@ -56,7 +56,12 @@ export type MemoryRecord = typeof MemoryRecord.Type
 /** What a capture updated: the memories it superseded, and a newer one that superseded it at once. */
 const Updated = {
   supersedes: Schema.Array(Schema.String),
-  superseded_by: Schema.NullOr(Schema.String)
+  superseded_by: Schema.NullOr(Schema.String),
+  /**
+   * What the capture could not do but did not need to store the memory (the update judge failed
+   * or timed out: no update was inferred). Present only when there is something to say.
+   */
+  warnings: Schema.optional(Schema.Array(Schema.String))
 }
 
 /** What a capture returns: the spec's fields, its provenance receipt (a compact JWS) and what it updated. */
@@ -79,6 +84,7 @@ export const BatchResultItem = Schema.Struct({
   receipt: Schema.optional(Schema.String),
   supersedes: Schema.optional(Updated.supersedes),
   superseded_by: Schema.optional(Updated.superseded_by),
+  warnings: Updated.warnings,
   error: Schema.optional(Schema.Struct({ status: Schema.Number, detail: Schema.String }))
 })
 export type BatchResultItem = typeof BatchResultItem.Type

@@ -9,6 +9,7 @@ import { capture, enrich, entities, normalize, svoTriples, validate } from "./nl
 export * from "./answer/index.js"
 export * from "./embedders/index.js"
 export * from "./files/index.js"
+export * from "./judges/index.js"
 export * from "./nlp/index.js"
 export * from "./rerankers/index.js"
 export * from "./search/index.js"

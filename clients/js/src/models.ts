@@ -103,6 +103,11 @@ export class Captured {
   readonly supersedes: ReadonlyArray<string>
   /** A newer memory that superseded this one at once (its content was older), or null. */
   readonly supersededBy: string | null
+  /**
+   * What the capture could not do but did not need to keep the memory: the update judge failed or
+   * timed out, so no update was inferred. Empty when all went well.
+   */
+  readonly warnings: ReadonlyArray<string>
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.qualityScore = num(raw, "quality_score")
@@ -111,6 +116,7 @@ export class Captured {
     this.receipt = str(raw, "receipt")
     this.supersedes = strings(raw, "supersedes")
     this.supersededBy = optStr(raw, "superseded_by")
+    this.warnings = strings(raw, "warnings")
   }
 }
 

@@ -137,6 +137,9 @@ class Captured:
     superseded_by: Optional[str]
     """A newer memory that superseded this one at once (its content was older), or None."""
     raw: Raw = field(repr=False, compare=False)
+    warnings: list[str] = field(default_factory=list)
+    """What the capture could not do but did not need to keep the memory (the update judge failed or
+    timed out: no update was inferred). Empty when all went well."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Captured:
@@ -149,6 +152,7 @@ class Captured:
             supersedes=_strings(raw, "supersedes"),
             superseded_by=_opt_str(raw, "superseded_by"),
             raw=raw,
+            warnings=_strings(raw, "warnings"),
         )
 
 

@@ -96,8 +96,18 @@ export interface CaptureWrite {
   readonly supersedes: ReadonlyArray<string>
   /** The facts it states: kept, so later memories find it, and used now when `inferUpdates`. */
   readonly facts: ReadonlyArray<StatedFact>
-  /** Supersede the current memories its facts outdate (see `decideUpdates`). */
+  /** Supersede the current memories its facts outdate (see `decideUpdates`): the fact rules' way. */
   readonly inferUpdates: boolean
+  /** Whether the update judge is asked about it at capture (see `@umo/memory`'s capture Judging). */
+  readonly judge?: boolean | undefined
+  /**
+   * What the update judge decided before the write: the memories it makes out of date, and the
+   * newer memory that makes it out of date (its content is older), or null. The store supersedes
+   * those still current under the account's lock.
+   */
+  readonly judged?:
+    | { readonly outdates: ReadonlyArray<string>; readonly outdatedBy: string | null }
+    | undefined
   /**
    * A memory of the account that supersedes this one from the start (an import bringing in a
    * memory whose successor it brought in first).

@@ -29,16 +29,22 @@ import type { CaptureOptions, FileToCapture } from "../Memory.js"
 import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Judging from "./Judging.js"
 import { factFinder, inferUpdatesConfig, slotSenseConfig } from "./Updates.js"
 
-const captured = (umo: Umo, { receipt, supersedes, superseded_by }: CaptureReceipt): Captured => ({
+const captured = (
+  umo: Umo,
+  { receipt, supersedes, superseded_by }: CaptureReceipt,
+  warning: string | null
+): Captured => ({
   umo_id: umo.umo_id,
   quality_score: umo.quality_score,
   created_at: umo.created_at,
   content_hash: umo.content_hash,
   receipt,
   supersedes,
-  superseded_by
+  superseded_by,
+  ...(warning === null ? {} : { warnings: [warning] })
 })
 
 /** What a file capture takes besides the file: the capture request's fields other than its text. */
@@ -105,18 +111,35 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const run = (input: Parameters<typeof pipeline.process>[0]) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
+    const judging = yield* Judging.make
     const factsOf = yield* factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates">,
       umo: Umo
     ): Effect.Effect<CaptureWrite> =>
-      Effect.map(factsOf(umo), (facts) => ({
-        umo,
-        supersedes: supersededIds(request),
-        facts,
-        inferUpdates: request.infer_updates ?? inferByDefault
-      }))
+      Effect.map(factsOf(umo), (facts) => {
+        const infer = request.infer_updates ?? inferByDefault
+        // With a judge, it decides the updates; without one, the fact rules do, in the store.
+        return {
+          umo,
+          supersedes: supersededIds(request),
+          facts,
+          inferUpdates: infer && !judging.judging,
+          judge: infer
+        }
+      })
+
+    /** The writes with what the update judge decided of them, and then stored (see `Judging`). */
+    const judgedSave = <A>(
+      accountId: string,
+      writes: ReadonlyArray<CaptureWrite>,
+      save: Idempotency.Save<A>,
+      answer: (receipts: ReadonlyArray<CaptureReceipt>, warning: string | null) => A
+    ) =>
+      Effect.flatMap(judging.decide(accountId, writes), (judged) =>
+        save(judged.writes, (receipts) => answer(receipts, judged.warning))
+      )
 
     /**
      * Checks, before any work, that the memories a capture supersedes are the account's and
@@ -167,7 +190,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 timestamp: request.timestamp === undefined ? undefined : parseTimestamp(request.timestamp),
                 ...pipelineInput(request)
               }).pipe(Effect.catch(pipelineFailure))
-              return yield* save([yield* writeOf(request, umo)], ([receipt]) => captured(umo, receipt!))
+              return yield* judgedSave(
+                accountId,
+                [yield* writeOf(request, umo)],
+                save,
+                ([receipt], warning) => captured(umo, receipt!, warning)
+              )
             })
         )
       })
@@ -237,14 +265,14 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 { concurrency: "unbounded" }
               )
               const writes = outcomes.flatMap((o) => (Result.isSuccess(o) ? [o.success] : []))
-              return yield* save(writes, (receipts) => {
+              return yield* judgedSave(accountId, writes, save, (receipts, warning) => {
                 const byId = new Map(receipts.map((r) => [r.entry.umo_id, r] as const))
                 return {
                   results: outcomes.map((outcome, index): BatchResultItem => {
                     if (Result.isFailure(outcome))
                       return { index, success: false, umo_id: null, error: outcome.failure }
                     const { umo } = outcome.success
-                    const { created_at: _, ...stored } = captured(umo, byId.get(umo.umo_id)!)
+                    const { created_at: _, ...stored } = captured(umo, byId.get(umo.umo_id)!, warning)
                     return { index, success: true, ...stored }
                   })
                 }
@@ -293,10 +321,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 ...pipelineInput(fields),
                 source: storableText(source ?? `upload:${file.filename}`)
               }).pipe(Effect.catch(pipelineFailure))
-              return yield* save(
+              return yield* judgedSave(
+                accountId,
                 [yield* writeOf(fields, umo)],
-                ([receipt]): Uploaded => ({
-                  ...captured(umo, receipt!),
+                save,
+                ([receipt], warning): Uploaded => ({
+                  ...captured(umo, receipt!, warning),
                   summary: umo.summary,
                   format: parsed.format,
                   characters: umo.content.length

@@ -12,6 +12,7 @@ import { findEntities } from "@umo/plugins/nlp"
 import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
+import * as JudgedCurrency from "./JudgedCurrency.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
 import { RecordCache } from "./RecordCache.js"
 import {
@@ -65,6 +66,7 @@ export const make = Effect.gen(function* () {
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
+  const currency = yield* JudgedCurrency.make
   // Off for searches by default: it costs more than the rest of a search; answers always use it.
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
   // Records returned lately, used again while this search's view holds them unchanged.
@@ -252,7 +254,12 @@ export const make = Effect.gen(function* () {
           : read
       ).filter(([id]) => byId.has(id))
       const current = newestAnswerFirst(ordered, byId, similarity, facts, reading)
-      const top = current.ranked.slice(0, options.limit)
+      // What the update judge says is out of date goes below what outdates it, for a question about now.
+      const judged =
+        reading.aboutNow && !past
+          ? yield* currency.newerFirst(current.ranked, byId).pipe(timed("judge"))
+          : { ranked: current.ranked, outdated: new Set<string>() }
+      const top = judged.ranked.slice(0, options.limit)
       const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
       const hits = top.flatMap(([id, score]): Array<Hit> => {
         const memory = byId.get(id)
@@ -262,8 +269,8 @@ export const make = Effect.gen(function* () {
                 memory,
                 score: round(score),
                 similarity: round(Math.max(0, similarity.get(id) ?? 0)),
-                outdated: outdated.has(id) || current.outdated.has(id),
-                current: current.current === id,
+                outdated: outdated.has(id) || current.outdated.has(id) || judged.outdated.has(id),
+                current: current.current === id && !judged.outdated.has(id),
                 facts: statedBy.get(id) ?? []
               }
             ]

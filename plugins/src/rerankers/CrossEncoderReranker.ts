@@ -2,9 +2,8 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
-import type { Piscina } from "piscina"
 import { modelsDirConfig } from "../support/ModelsDir.js"
-import { workerPool } from "../support/WorkerPool.js"
+import { modelThread } from "../support/ModelThread.js"
 import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
 
 /** The cross-encoder fetch-models installs: ms-marco-MiniLM-L-12-v2, int8 (34 MB, Apache-2.0). */
@@ -40,31 +39,7 @@ export const make = (options: CrossEncoderOptions) =>
       model,
       maxTokens: options.maxTokens ?? 256
     }
-    // The thread starts on the first call, not with the layer: most processes that never ask pay
-    // nothing. Closing waits for the calls under way: a thread ended while onnxruntime loads or
-    // runs a model takes the process down with it (SIGABRT).
-    const threads = yield* Effect.acquireRelease(
-      Effect.sync(() => ({ pool: undefined as Piscina | undefined, running: new Set<Promise<unknown>>() })),
-      ({ pool, running }) =>
-        Effect.promise(async () => {
-          await Promise.allSettled(running)
-          await pool?.destroy()
-        })
-    )
-    const run = (task: ScoreTask, signal: AbortSignal) => {
-      threads.pool ??= workerPool(import.meta.url, "CrossEncoderWorker", {
-        minThreads: 1,
-        maxThreads: 1,
-        workerData: setup
-      })
-      const call = threads.pool.run(task, { signal }) as Promise<Array<number>>
-      threads.running.add(call)
-      call.then(
-        () => threads.running.delete(call),
-        () => threads.running.delete(call)
-      )
-      return call
-    }
+    const run = yield* modelThread<ScoreTask, Array<number>>(import.meta.url, "CrossEncoderWorker", setup)
     const score: RerankerShape["score"] = (query, passages) =>
       passages.length === 0
         ? Effect.succeed([])

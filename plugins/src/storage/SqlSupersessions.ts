@@ -23,7 +23,8 @@ export interface Updated {
  * Supersessions inside a capture's transaction, after its memories are stored and while the
  * account's chain head is locked (so the captures of one account decide in turn): first the
  * memories the caller named, then the successors already there of memories that come in
- * superseded (`supersededBy`), then those the writes' facts outdate (`decideUpdates`). Each marks
+ * superseded (`supersededBy`), then those the writes' facts outdate (`decideUpdates`), then those
+ * the update judge decided (`judged`; a memory no longer current is left as it is). Each marks
  * the older memory and gives a `supersede` event for the chain.
  */
 export const applySupersessions = (
@@ -109,6 +110,16 @@ export const applySupersessions = (
       const decision = decideUpdates(incoming, holders)
       for (const older of decision.supersedes) yield* supersede(older, incoming.umo_id)
       if (decision.supersededBy !== null) yield* supersede(incoming.umo_id, decision.supersededBy)
+    }
+    // Decided by the update judge before the write, oldest content first.
+    const judged = writes
+      .filter((w) => w.judged !== undefined)
+      .sort((a, b) => (isNewer(a.umo, b.umo) ? 1 : -1))
+    for (const write of judged) {
+      const { outdates, outdatedBy } = write.judged!
+      if (outdatedBy !== null && updated.get(write.umo.umo_id)?.superseded_by == null)
+        yield* supersede(write.umo.umo_id, outdatedBy)
+      for (const older of outdates) yield* supersede(older, write.umo.umo_id)
     }
     return { updated, events }
   })

@@ -1,0 +1,180 @@
+import {
+  allOf,
+  type CaptureWrite,
+  isNewer,
+  type JudgedPair,
+  type MemoryFilter,
+  MemorySearch,
+  type Umo,
+  UpdateJudge,
+  type UpdateJudgeShape
+} from "@umo/core"
+import { Config, Effect, Option } from "effect"
+import { factScope } from "./Updates.js"
+
+/** How many of a new memory's nearest memories of its scope the judge reads. */
+export const judgedNeighbours = 5
+
+/**
+ * How near in meaning (cosine of the first chunks) an earlier memory must be to be judged at all:
+ * below it, two memories of one person are about different things and the model is not asked.
+ */
+export const judgedNearness = 0.1
+
+/** A memory longer than this is a document, not a fact that changes: it is never judged. */
+export const judgedLength = 1_000
+
+/** How long capture waits for the judge (`UMO_JUDGE_TIMEOUT_MS`, default 5 s) before storing without it. */
+export const judgeTimeoutConfig = Config.Number("UMO_JUDGE_TIMEOUT_MS").pipe(Config.withDefault(5_000))
+
+const text = (field: "user_id" | "agent_id", value: string | null): MemoryFilter =>
+  value === null
+    ? { kind: "condition", field: { kind: "text", name: field }, op: "exists", value: false }
+    : { kind: "condition", field: { kind: "text", name: field }, op: "eq", value }
+
+/** The memories whose facts are the same person's as `umo`'s (see `factScope`). */
+export const sameScope = (umo: Pick<Umo, "user_id" | "agent_id">): MemoryFilter =>
+  umo.user_id !== null
+    ? text("user_id", umo.user_id)
+    : allOf([text("user_id", null), text("agent_id", umo.agent_id)])
+
+interface Judged {
+  readonly umo_id: string
+  readonly content: string
+  readonly timestamp: string
+  readonly scope: string
+}
+
+/** What the judge decided for a capture's writes, and the warning when it could not decide. */
+export interface JudgedWrites {
+  readonly writes: ReadonlyArray<CaptureWrite>
+  readonly warning: string | null
+}
+
+/**
+ * The update judge at capture: each write that infers updates is paired with the nearest current
+ * memories of its scope (and the batch's other writes of that scope), each pair in content-time
+ * order, and the judge scores all of a capture's pairs in one call. A pair at or above the
+ * judge's threshold makes its earlier memory out of date: the write records whom it outdates
+ * (`judged.outdates`), or by whom it is outdated (`judged.outdatedBy`, an older import), and the
+ * store supersedes them under the account's lock. A judge that fails or times out decides
+ * nothing: the writes are stored as they are, with a warning.
+ */
+export const make = Effect.gen(function* () {
+  const judge: UpdateJudgeShape | undefined = Option.getOrUndefined(yield* Effect.serviceOption(UpdateJudge))
+  const search = yield* MemorySearch
+  const timeoutMs = yield* judgeTimeoutConfig
+
+  const neighbours = (accountId: string, write: CaptureWrite) =>
+    Effect.gen(function* () {
+      const vector = write.umo.embedding.chunks[0]?.vector
+      if (vector === undefined) return []
+      const near = (yield* search.searchVector(accountId, vector, {
+        limit: judgedNeighbours + 1,
+        filter: sameScope(write.umo)
+      })).filter((c) => c.umo_id !== write.umo.umo_id && c.score >= judgedNearness)
+      if (near.length === 0) return []
+      const found = yield* search.recalled(
+        accountId,
+        near.slice(0, judgedNeighbours).map((c) => c.umo_id)
+      )
+      return found
+        .filter((m) => m.superseded_by === null && m.content.length <= judgedLength)
+        .map(
+          (m): Judged => ({
+            umo_id: m.umo_id,
+            content: m.content,
+            timestamp: m.timestamp,
+            scope: factScope(m)
+          })
+        )
+    })
+
+  const decide = (
+    accountId: string,
+    writes: ReadonlyArray<CaptureWrite>,
+    judging: UpdateJudgeShape
+  ): Effect.Effect<JudgedWrites> =>
+    Effect.gen(function* () {
+      const asked = writes.filter((w) => w.judge === true && w.umo.content.length <= judgedLength)
+      if (asked.length === 0) return { writes, warning: null }
+      yield* search.sync(accountId)
+      const own = new Map(
+        asked.map((w): [string, Judged] => [
+          w.umo.umo_id,
+          {
+            umo_id: w.umo.umo_id,
+            content: w.umo.content,
+            timestamp: w.umo.timestamp,
+            scope: factScope(w.umo)
+          }
+        ])
+      )
+      // Every pair once, earlier first: a write with its stored neighbours and with the batch's others.
+      const pairs = new Map<string, { earlier: Judged; newer: Judged }>()
+      const add = (a: Judged, b: Judged) => {
+        if (a.umo_id === b.umo_id || a.scope !== b.scope) return
+        const [earlier, newer] = isNewer(b, a) ? [a, b] : [b, a]
+        pairs.set(`${earlier.umo_id}>${newer.umo_id}`, { earlier, newer })
+      }
+      const found = yield* Effect.forEach(asked, (w) => neighbours(accountId, w), { concurrency: 4 })
+      for (const [i, w] of asked.entries()) {
+        const self = own.get(w.umo.umo_id)!
+        for (const n of found[i]!) add(self, n)
+        for (const other of own.values()) add(self, other)
+      }
+      const list = [...pairs.values()]
+      const scores = yield* judging.score(
+        list.map((p): JudgedPair => ({ earlier: p.earlier.content, newer: p.newer.content }))
+      )
+      const outdates = new Map<string, Array<string>>()
+      const outdatedBy = new Map<string, Judged>()
+      for (const [i, { earlier, newer }] of list.entries()) {
+        if (scores[i]! < judging.threshold) continue
+        if (own.has(newer.umo_id))
+          outdates.set(newer.umo_id, [...(outdates.get(newer.umo_id) ?? []), earlier.umo_id])
+        else {
+          // A stored memory newer than the write outdates it: the newest such one.
+          const before = outdatedBy.get(earlier.umo_id)
+          if (before === undefined || isNewer(newer, before)) outdatedBy.set(earlier.umo_id, newer)
+        }
+      }
+      return {
+        warning: null,
+        writes: writes.map((w) =>
+          own.has(w.umo.umo_id)
+            ? {
+                ...w,
+                judged: {
+                  outdates: outdates.get(w.umo.umo_id) ?? [],
+                  outdatedBy: outdatedBy.get(w.umo.umo_id)?.umo_id ?? null
+                }
+              }
+            : w
+        )
+      }
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: timeoutMs,
+        orElse: () =>
+          Effect.succeed({
+            writes,
+            warning: `update judge ${judging.name} did not answer within ${timeoutMs} ms: no update was inferred; the memory is stored`
+          })
+      }),
+      Effect.catch((error) =>
+        Effect.succeed({
+          writes,
+          warning: `${error.message}: no update was inferred; the memory is stored`
+        })
+      ),
+      Effect.withSpan("Capture.judge", { attributes: { writes: writes.length } })
+    )
+
+  return {
+    /** Whether captures infer updates with a judge (else by the fact rules, in the store). */
+    judging: judge !== undefined,
+    decide: (accountId: string, writes: ReadonlyArray<CaptureWrite>): Effect.Effect<JudgedWrites> =>
+      judge === undefined ? Effect.succeed({ writes, warning: null }) : decide(accountId, writes, judge)
+  }
+})

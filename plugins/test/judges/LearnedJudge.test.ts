@@ -1,0 +1,71 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { it } from "@effect/vitest"
+import { UpdateJudge } from "@umo/core"
+import { LearnedJudge } from "@umo/plugins"
+import { Effect, Exit } from "effect"
+import { describe, expect } from "vitest"
+
+const shipped = join(LearnedJudge.shippedModelsDir, LearnedJudge.shippedModel)
+const parity = JSON.parse(readFileSync(join(shipped, "parity.json"), "utf8")) as Array<{
+  earlier: string
+  newer: string
+  probability: number
+}>
+
+/**
+ * How far Node's probabilities may stray from training's: the same int8 graph, run by
+ * onnxruntime-node with transformers.js's tokenizer rather than Python's onnxruntime and tokenizers.
+ */
+const tolerance = 0.01
+
+describe("LearnedJudge", () => {
+  it.layer(LearnedJudge.layer(), { timeout: "120 seconds" })((it) => {
+    it.effect("scores the training script's parity sample as training did", () =>
+      Effect.gen(function* () {
+        const judge = yield* UpdateJudge
+        const scores = yield* judge.score(parity.map(({ earlier, newer }) => ({ earlier, newer })))
+        const worst = Math.max(...scores.map((s, i) => Math.abs(s - parity[i]!.probability)))
+        expect(worst).toBeLessThanOrEqual(tolerance)
+        // Decisions at the threshold agree wherever the two are not within the tolerance of it.
+        for (const [i, s] of scores.entries())
+          if (Math.abs(parity[i]!.probability - judge.threshold) > tolerance)
+            expect(s >= judge.threshold).toBe(parity[i]!.probability >= judge.threshold)
+      })
+    )
+
+    it.effect("scores a pair the same alone as among others, and nothing for no pairs", () =>
+      Effect.gen(function* () {
+        const judge = yield* UpdateJudge
+        const pair = { earlier: "I live in Tooting.", newer: "Keys to the new flat in Greenwich!" }
+        const [alone] = yield* judge.score([pair])
+        const among = yield* judge.score([{ earlier: "I have a cat.", newer: "Got a second cat!" }, pair])
+        expect(among[1]).toBe(alone)
+        expect(alone).toBeGreaterThanOrEqual(0)
+        expect(alone).toBeLessThanOrEqual(1)
+        expect(yield* judge.score([])).toEqual([])
+      })
+    )
+  })
+
+  it.effect("refuses a model whose SHA-256 is not the one training recorded, naming both", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "umo-judge-"))
+      try {
+        cpSync(shipped, join(dir, "update-judge"), { recursive: true })
+        const graph = join(dir, "update-judge", "onnx", "model_int8.onnx")
+        const bytes = readFileSync(graph)
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1
+        writeFileSync(graph, bytes)
+        const made = yield* Effect.exit(Effect.scoped(LearnedJudge.make({ modelsDir: dir })))
+        expect(Exit.isFailure(made)).toBe(true)
+        const message = String(Exit.isFailure(made) ? made.cause : "")
+        expect(message).toContain("not the")
+        expect(message).toContain(JSON.parse(readFileSync(join(shipped, "judge.json"), "utf8")).sha256)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  )
+})
