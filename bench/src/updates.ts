@@ -32,7 +32,7 @@ import { publishResults } from "./support/Results.js"
 import * as ScaleCorpus from "./support/ScaleCorpus.js"
 import { p50p95 } from "./support/Stats.js"
 import { combined, type PassResult, runScenarios } from "./updates/Run.js"
-import { loadScenarios } from "./updates/Scenarios.js"
+import { loadScenarios, readSets } from "./updates/Scenarios.js"
 
 const others = {
   memories: Number(argument("memories") ?? (quick ? 1_000 : 10_000)),
@@ -49,38 +49,52 @@ if (only !== undefined && sets.length !== only.length)
   throw new Error(`--sets ${only.join(",")}: the sets are ${allSets.map((s) => s.name).join(", ")}`)
 const dir = mkdtempSync(join(tmpdir(), "umo-bench-updates-"))
 const account = "updates-bench"
+/**
+ * The passes: the learned update judge (the default), the fact rules alone (`UMO_UPDATE_JUDGE=rules`),
+ * and no inference (`infer_updates: false`, without the other users' memories), the baseline.
+ */
+const passKinds = [
+  { name: "learned", judge: "learned", infer: true },
+  { name: "rules", judge: "rules", infer: true },
+  { name: "off", judge: "learned", infer: false }
+] as const
 
 try {
   const corpus = await ScaleCorpus.make({ root, quick })
   const started = performance.now()
-  await Effect.runPromise(
-    corpus
-      .load(account, others.memories, (i) => ({
-        scope: { user_id: `other-${i % others.users}`, agent_id: importer, session_id: null }
-      }))
-      .pipe(Effect.provide(corpus.storage(Database.pglite({ dataDir: join(dir, "pglite") }))))
-  )
+  // The passes that infer updates each run in an account holding the other users' memories.
+  for (const pass of passKinds.filter((p) => p.infer))
+    await Effect.runPromise(
+      corpus
+        .load(`${account}-${pass.name}`, others.memories, (i) => ({
+          scope: { user_id: `other-${i % others.users}`, agent_id: importer, session_id: null }
+        }))
+        .pipe(Effect.provide(corpus.storage(Database.pglite({ dataDir: join(dir, "pglite") }))))
+    )
   const loadSeconds = Math.round((performance.now() - started) / 1000)
 
   const passes: Record<string, PassResult> = {}
-  const bySet: Record<string, PassResult> = {}
+  const bySet: Record<string, Record<string, PassResult>> = {}
   let latency: Record<string, { p50: number; p95: number }> = {}
   let erasure: { memories: number; seconds: number; receipt_verified: boolean } | undefined
-  for (const infer of [true, false]) {
+  for (const pass of passKinds) {
+    // The judge is chosen when the service opens (UpdateJudgeChoice.layerConfig).
+    process.env["UMO_UPDATE_JUDGE"] = pass.judge
     const memory = await openMemory({
       dataDir: dir,
-      account: infer ? account : `${account}-no-inference`,
+      account: `${account}-${pass.name}`,
       signingKey: benchSigningKey()
     })
     try {
       const results: Array<PassResult> = []
       for (const set of sets) {
-        const result = await runScenarios(memory, set, infer, progress)
-        if (infer) bySet[set.name] = result
+        const result = await runScenarios(memory, set, pass.infer, progress)
+        bySet[pass.name] ??= {}
+        bySet[pass.name]![set.name] = result
         results.push(result)
       }
-      passes[infer ? "inference" : "no_inference"] = combined(results)
-      if (infer) {
+      passes[pass.name] = combined(results)
+      if (pass.name === "learned") {
         // Filtered by one of the other users against unfiltered, alternating; no query twice (the
         // service keeps the vectors of queries it has seen).
         const random = seeded(23)
@@ -120,23 +134,39 @@ try {
       q[kind] ? `${percent(q[kind][key], q[kind].count)} (${q[kind][key]}/${q[kind].count})` : "–"
     return `| ${name} | ${rate("current", "search_first")} | ${rate("current", "ask_right")} | ${rate("history", "ask_right")} | ${rate("additive", "ask_right")} | ${pass.correct_supersessions}/${pass.expected_supersessions} | ${percent(pass.false_supersessions, pass.should_stay_current)} (${pass.false_supersessions}/${pass.should_stay_current}) | ${pass.leaks} |`
   }
-  const inference = passes.inference!
+  const learned = passes.learned!
+  const neverRead = sets.filter((set) => !readSets.has(set.name))
+  const capture = (pass: PassResult) => {
+    const { p50, p95 } = p50p95([...pass.capture_ms])
+    return `${p50} / ${p95}`
+  }
   const table = [
-    `${inference.people} people, ${inference.memories} memories, in one account with ${others.memories.toLocaleString("en")} memories of ${others.users.toLocaleString("en")} other users; every query filtered by the person's \`user_id\`. Sets: ${sets.map((s) => `\`${s.name}\` (${s.people.length} people)`).join(", ")} — \`dev\` is the one the fact finder was tuned on.`,
+    `${learned.people} people, ${learned.memories} memories, in one account with ${others.memories.toLocaleString("en")} memories of ${others.users.toLocaleString("en")} other users; every query filtered by the person's \`user_id\`. Sets: ${sets.map((s) => `\`${s.name}\` (${s.people.length} people${readSets.has(s.name) ? ", read" : ", never read"})`).join(", ")} — \`dev\` is the one the fact rules were tuned on; the never-read sets' misses are never printed.`,
     "",
     "| updates | current fact first in search, % | ask answers the current value, % | ask answers the earlier value (history), % | ask names every value (additive), % | supersessions found | false supersessions, % | leaks |",
     "|---|---|---|---|---|---|---|---|",
-    ...sets.map((set) => row(`inferred, \`${set.name}\` set`, bySet[set.name]!)),
-    row("**inferred (default), all sets**", inference),
-    row("off (`infer_updates: false`), all sets", passes.no_inference!),
+    ...sets.map((set) => row(`learned judge, \`${set.name}\` set`, bySet["learned"]![set.name]!)),
+    ...(neverRead.length > 0
+      ? [
+          row(
+            `**learned judge (default), never-read sets (${neverRead.map((s) => s.name).join(", ")})**`,
+            combined(neverRead.map((set) => bySet["learned"]![set.name]!))
+          ),
+          row(`fact rules, never-read sets`, combined(neverRead.map((set) => bySet["rules"]![set.name]!)))
+        ]
+      : []),
+    row("**learned judge (default), all sets**", learned),
+    row("fact rules (`UMO_UPDATE_JUDGE=rules`), all sets", passes.rules!),
+    row("off (`infer_updates: false`), all sets", passes.off!),
     "",
+    `Capture p50 / p95 ms in the account of ${others.memories.toLocaleString("en")} memories over ${others.users.toLocaleString("en")} users: learned judge ${capture(learned)}, fact rules ${capture(passes.rules!)}, no inference ${capture(passes.off!)} (same run).`,
     `Search p50 / p95 ms among ${others.memories.toLocaleString("en")} memories, ${latencyQueries} queries each: filtered by one user ${latency.filtered?.p50} / ${latency.filtered?.p95}, unfiltered ${latency.unfiltered?.p50} / ${latency.unfiltered?.p95}.`,
     erasure === undefined
       ? ""
       : `Erasure of the other users' ${erasure.memories.toLocaleString("en")} memories in one call (\`forgetAll({ agentId })\`): ${erasure.seconds} s, one receipt, ${erasure.receipt_verified ? "verified offline and naming every one" : "NOT verified"}.`
   ].join("\n")
   console.log(table)
-  for (const miss of inference.misses) console.log(`  ${miss}`)
+  for (const miss of learned.misses) console.log(`  ${miss}`)
   const results = {
     benchmark: "scopes and updates",
     machine: machine(),
@@ -161,7 +191,7 @@ try {
       yMax: 100,
       categories: ["search first", "ask current", "ask history", "ask additive"],
       series: Object.entries(passes).map(([name, pass]) => ({
-        name: name === "inference" ? "updates inferred" : "inference off",
+        name: { learned: "learned judge", rules: "fact rules", off: "inference off" }[name] ?? name,
         values: (
           [
             ["current", "search_first"],

@@ -33,7 +33,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       "orchids'), not a transcript. Give `timestamp` when the content happened at another time than now, so " +
       "'yesterday' and 'next week' resolve against it. Give `user_id` (and `agent_id`, `session_id`) when you serve " +
       "several people, so each one's memories stay apart, and `metadata` for your own tags. When a fact changed " +
-      "('she moved to Lisbon'), the older memory stating the old value is superseded by itself; name memories it " +
+      "('she moved to Lisbon', or only 'keys to the new flat!'), the update judge supersedes the older memory it makes " +
+      "out of date by itself; name memories it " +
       "replaces in `supersedes` to say so outright. Returns the new memory's id, what it superseded and a signed receipt.",
     input: CaptureRequest,
     output: Results.Captured,
@@ -42,7 +43,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     text: (r) =>
       `Captured memory ${r.umo_id} (quality ${r.quality_score.toFixed(2)}, created ${r.created_at}).` +
       (r.supersedes.length > 0 ? ` It supersedes ${r.supersedes.join(", ")}.` : "") +
-      (r.superseded_by === null ? "" : ` A newer memory, ${r.superseded_by}, already supersedes it.`)
+      (r.superseded_by === null ? "" : ` A newer memory, ${r.superseded_by}, already supersedes it.`) +
+      (r.warnings === undefined ? "" : ` Warning: ${r.warnings.join(" ")}`)
   }),
   tool({
     name: "search_memories",

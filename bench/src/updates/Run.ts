@@ -7,7 +7,7 @@
  * @module
  */
 import type { OpenMemory } from "@umo/memory"
-import { answered, type Person, type ScenarioSet } from "./Scenarios.js"
+import { answered, type Person, readSets, type ScenarioSet } from "./Scenarios.js"
 
 /** What one pass measured, over all the sets' people. */
 export interface PassResult {
@@ -25,23 +25,28 @@ export interface PassResult {
   /** Results and citations of filtered search and ask that were another user's memories. */
   readonly leaks: number
   readonly misses: ReadonlyArray<string>
+  /** Each capture's time, in ms, in order. */
+  readonly capture_ms: ReadonlyArray<number>
 }
 
 /** Captures one person's memories in order; their umo ids by scenario id, and what superseded what. */
 const capturePerson = async (memory: OpenMemory, person: Person, inferUpdates: boolean) => {
   const ids = new Map<string, string>()
   const inferred = new Set<string>()
+  const times: Array<number> = []
   for (const m of person.memories) {
+    const started = performance.now()
     const captured = await memory.capture(m.text, {
       userId: person.user_id,
       timestamp: m.timestamp,
       inferUpdates
     })
+    times.push(performance.now() - started)
     ids.set(m.id, captured.umoId)
     for (const older of captured.supersedes) inferred.add(`${older}>${captured.umoId}`)
     if (captured.supersededBy !== null) inferred.add(`${captured.umoId}>${captured.supersededBy}`)
   }
-  return { ids, inferred }
+  return { ids, inferred, times }
 }
 
 /** What several passes measured together. */
@@ -66,7 +71,8 @@ export const combined = (passes: ReadonlyArray<PassResult>): PassResult => {
     should_stay_current: sum("should_stay_current"),
     questions,
     leaks: sum("leaks"),
-    misses: passes.flatMap((p) => p.misses)
+    misses: passes.flatMap((p) => p.misses),
+    capture_ms: passes.flatMap((p) => p.capture_ms)
   }
 }
 
@@ -88,9 +94,11 @@ export const runScenarios = async (
   let leaks = 0
   const questions: PassResult["questions"] = {}
   const misses: Array<string> = []
+  const captureMs: Array<number> = []
   for (const [n, person] of people.entries()) {
     report(`updates: ${inferUpdates ? "" : "(no inference) "}${set.name} person ${n + 1} of ${people.length}`)
-    const { ids, inferred } = await capturePerson(memory, person, inferUpdates)
+    const { ids, inferred, times } = await capturePerson(memory, person, inferUpdates)
+    captureMs.push(...times)
     for (const id of ids.values()) owner.set(id, person.user_id)
     memories += person.memories.length
     const wanted = new Set(
@@ -143,7 +151,9 @@ export const runScenarios = async (
     should_stay_current: shouldStay,
     questions,
     leaks,
-    misses
+    // A set never read keeps its misses to itself: only its totals are reported.
+    misses: readSets.has(set.name) ? misses : [],
+    capture_ms: captureMs
   }
 }
 

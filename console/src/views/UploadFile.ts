@@ -97,6 +97,12 @@ export const UploadFile = () => {
             <dt>Quality</dt>
             <dd>${percent(result.qualityScore)}</dd>
           </dl>
+          ${
+            result.supersedes.length === 0
+              ? null
+              : html`<p>It makes ${result.supersedes.length === 1 ? "an earlier memory" : `${result.supersedes.length} earlier memories`} out of date: ${result.supersedes.map((id) => html`<${Link} href=${memoryHref(id)}>${id.slice(0, 8)}<//> `)}</p>`
+          }
+          ${result.warnings.map((w) => html`<p class="warning" role="status">${w}</p>`)}
           <p><${Link} href=${memoryHref(result.umoId)}>Open the new memory<//></p>
         </section>`
     }

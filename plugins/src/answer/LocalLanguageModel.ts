@@ -86,7 +86,7 @@ interface NodeLlamaCpp {
 
 // The runtime's module, imported once per directory.
 const runtimes = new Map<string, Promise<NodeLlamaCpp>>()
-const importRuntime = (dir: string): Promise<NodeLlamaCpp> => {
+export const importRuntime = (dir: string): Promise<NodeLlamaCpp> => {
   const existing = runtimes.get(dir)
   if (existing) return existing
   const entry = runtimeEntry(dir)

@@ -1,40 +1,46 @@
 import { UpdateJudge } from "@umo/core"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { localLanguageModels } from "../answer/DefaultAnswerModels.js"
+import { modelsDirConfig } from "../support/ModelsDir.js"
 import * as LanguageModelJudge from "./LanguageModelJudge.js"
 import * as LearnedJudge from "./LearnedJudge.js"
-import * as RulesJudge from "./RulesJudge.js"
+import * as LocalModelJudge from "./LocalModelJudge.js"
 
 /**
  * The update judge from the environment:
  * - `UMO_UPDATE_JUDGE`: `learned` (the default: the model trained in training/judge, shipped with
- *   this package), `rules` (the fact rules alone) or `off` (no update is inferred);
- * - `UMO_UPDATE_MODEL` (a model name) with `UMO_UPDATE_MODEL_URL` (an OpenAI-compatible endpoint:
- *   Ollama, llama.cpp's server, vLLM, OpenAI) and `UMO_UPDATE_MODEL_KEY`: that model decides the
- *   pairs the learned judge is unsure of. Never required.
+ *   this package) or `rules` (no judge: the fact rules decide, by the slots they read, in the store);
+ *   `UMO_INFER_UPDATES=false` infers no update at all;
+ * - `UMO_UPDATE_MODEL`: a language model that decides the pairs the learned judge is unsure of —
+ *   a local GGUF model's id (`qwen2.5-coder-1.5b-instruct`, as `npm run fetch-models -- --llm=…`
+ *   installs it), or a model name with `UMO_UPDATE_MODEL_URL` (an OpenAI-compatible endpoint:
+ *   Ollama, llama.cpp's server, vLLM; default OpenAI's) and `UMO_UPDATE_MODEL_KEY`. Never required.
  */
 export const layerConfig = Layer.unwrap(
   Effect.gen(function* () {
-    const chosen = yield* Config.Literals(["learned", "rules", "off"], "UMO_UPDATE_JUDGE").pipe(
+    const chosen = yield* Config.Literals(["learned", "rules"], "UMO_UPDATE_JUDGE").pipe(
       Config.withDefault("learned")
     )
-    if (chosen === "off") return Layer.empty
-    if (chosen === "rules") return RulesJudge.layer
+    if (chosen === "rules") return Layer.empty
     const model = yield* Config.String("UMO_UPDATE_MODEL").pipe(Config.option)
     if (Option.isNone(model)) return LearnedJudge.layer()
-    const baseUrl = yield* Config.String("UMO_UPDATE_MODEL_URL").pipe(
-      Config.withDefault("https://api.openai.com")
-    )
+    const baseUrl = yield* Config.String("UMO_UPDATE_MODEL_URL").pipe(Config.option)
     const apiKey = yield* Config.Redacted("UMO_UPDATE_MODEL_KEY").pipe(Config.option)
+    const modelsDir = yield* modelsDirConfig
+    // A local model's id and no endpoint: the GGUF file fetch-models installs, run in this process.
+    const local = Option.isNone(baseUrl) && localLanguageModels.some((m) => m.id === model.value)
     return Layer.effect(
       UpdateJudge,
       Effect.gen(function* () {
         const learned = yield* LearnedJudge.make()
-        const languageModel = yield* LanguageModelJudge.make({
-          baseUrl,
-          model: model.value,
-          apiKey: Option.getOrUndefined(Option.map(apiKey, Redacted.value))
-        })
+        const languageModel = local
+          ? yield* LocalModelJudge.make(model.value, modelsDir)
+          : yield* LanguageModelJudge.make({
+              baseUrl: Option.getOrElse(baseUrl, () => "https://api.openai.com"),
+              model: model.value,
+              apiKey: Option.getOrUndefined(Option.map(apiKey, Redacted.value))
+            })
         return LanguageModelJudge.decidingUnsure(learned, languageModel)
       })
     ).pipe(Layer.provide(FetchHttpClient.layer))
