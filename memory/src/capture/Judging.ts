@@ -5,6 +5,7 @@ import {
   type JudgedPair,
   type MemoryFilter,
   MemorySearch,
+  type StoreError,
   type Umo,
   UpdateJudge,
   type UpdateJudgeShape
@@ -43,6 +44,21 @@ interface Judged {
   readonly content: string
   readonly timestamp: string
   readonly scope: string
+  /** A write's first chunk vector (stored memories are compared by the index). */
+  readonly vector?: ReadonlyArray<number> | undefined
+}
+
+/** Cosine similarity of two vectors (the embedder's are unit length, but a custom one's may not be). */
+const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
+  let dot = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * (b[i] ?? 0)
+    na += a[i]! * a[i]!
+    nb += (b[i] ?? 0) * (b[i] ?? 0)
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
 }
 
 /** What the judge decided for a capture's writes, and the warning when it could not decide. */
@@ -53,10 +69,10 @@ export interface JudgedWrites {
 
 /**
  * The update judge at capture: each write that infers updates is paired with the nearest current
- * memories of its scope (and the batch's other writes of that scope), each pair in content-time
- * order, and the judge scores all of a capture's pairs in one call. A pair at or above the
- * judge's threshold makes its earlier memory out of date: the write records whom it outdates
- * (`judged.outdates`), or by whom it is outdated (`judged.outdatedBy`, an older import), and the
+ * memories of its scope, stored or among the batch's other writes (so a batch of a hundred asks
+ * about at most five hundred pairs), each pair in content-time order, and the judge scores all of
+ * a capture's pairs in one call. A pair at or above the judge's threshold makes its earlier memory
+ * out of date: the write records whom it outdates (`judged.outdates`), or by whom it is outdated (`judged.outdatedBy`, an older import), and the
  * store supersedes them under the account's lock. A judge that fails or times out decides
  * nothing: the writes are stored as they are, with a warning.
  */
@@ -65,29 +81,41 @@ export const make = Effect.gen(function* () {
   const search = yield* MemorySearch
   const timeoutMs = yield* judgeTimeoutConfig
 
-  const neighbours = (accountId: string, write: CaptureWrite) =>
+  /**
+   * A write's nearest current memories of its scope, stored or among the batch's other writes:
+   * at most `judgedNeighbours`, each at least `judgedNearness` near, nearest first.
+   */
+  const neighbours = (
+    accountId: string,
+    write: CaptureWrite,
+    batch: ReadonlyArray<Judged>
+  ): Effect.Effect<ReadonlyArray<Judged>, StoreError> =>
     Effect.gen(function* () {
       const vector = write.umo.embedding.chunks[0]?.vector
       if (vector === undefined) return []
-      const near = (yield* search.searchVector(accountId, vector, {
+      const scope = factScope(write.umo)
+      type Near = { readonly umo_id: string; readonly score: number; readonly judged?: Judged }
+      const stored: ReadonlyArray<Near> = (yield* search.searchVector(accountId, vector, {
         limit: judgedNeighbours + 1,
         filter: sameScope(write.umo)
-      })).filter((c) => c.umo_id !== write.umo.umo_id && c.score >= judgedNearness)
-      if (near.length === 0) return []
-      const found = yield* search.recalled(
-        accountId,
-        near.slice(0, judgedNeighbours).map((c) => c.umo_id)
+      })).filter((c) => c.umo_id !== write.umo.umo_id)
+      const inBatch = batch.flatMap((b): ReadonlyArray<Near> =>
+        b.umo_id !== write.umo.umo_id && b.scope === scope && b.vector !== undefined
+          ? [{ umo_id: b.umo_id, score: cosine(vector, b.vector), judged: b }]
+          : []
       )
-      return found
-        .filter((m) => m.superseded_by === null && m.content.length <= judgedLength)
-        .map(
-          (m): Judged => ({
-            umo_id: m.umo_id,
-            content: m.content,
-            timestamp: m.timestamp,
-            scope: factScope(m)
-          })
-        )
+      const nearest = [...stored, ...inBatch]
+        .filter((c) => c.score >= judgedNearness)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, judgedNeighbours)
+      const read = nearest.flatMap((c) => (c.judged === undefined ? [c.umo_id] : []))
+      const found = read.length === 0 ? [] : yield* search.recalled(accountId, read)
+      return [
+        ...found
+          .filter((m) => m.superseded_by === null && m.content.length <= judgedLength)
+          .map((m): Judged => ({ umo_id: m.umo_id, content: m.content, timestamp: m.timestamp, scope: factScope(m) })),
+        ...nearest.flatMap((c) => (c.judged === undefined ? [] : [c.judged]))
+      ]
     })
 
   const decide = (
@@ -106,23 +134,21 @@ export const make = Effect.gen(function* () {
             umo_id: w.umo.umo_id,
             content: w.umo.content,
             timestamp: w.umo.timestamp,
-            scope: factScope(w.umo)
+            scope: factScope(w.umo),
+            vector: w.umo.embedding.chunks[0]?.vector
           }
         ])
       )
-      // Every pair once, earlier first: a write with its stored neighbours and with the batch's others.
+      // Every pair once, earlier first: each write with its nearest, stored or in the batch.
       const pairs = new Map<string, { earlier: Judged; newer: Judged }>()
       const add = (a: Judged, b: Judged) => {
         if (a.umo_id === b.umo_id || a.scope !== b.scope) return
         const [earlier, newer] = isNewer(b, a) ? [a, b] : [b, a]
         pairs.set(`${earlier.umo_id}>${newer.umo_id}`, { earlier, newer })
       }
-      const found = yield* Effect.forEach(asked, (w) => neighbours(accountId, w), { concurrency: 4 })
-      for (const [i, w] of asked.entries()) {
-        const self = own.get(w.umo.umo_id)!
-        for (const n of found[i]!) add(self, n)
-        for (const other of own.values()) add(self, other)
-      }
+      const batch = [...own.values()]
+      const found = yield* Effect.forEach(asked, (w) => neighbours(accountId, w, batch), { concurrency: 4 })
+      for (const [i, w] of asked.entries()) for (const n of found[i]!) add(own.get(w.umo.umo_id)!, n)
       const list = [...pairs.values()]
       const scores = yield* judging.score(
         list.map((p): JudgedPair => ({ earlier: p.earlier.content, newer: p.newer.content }))

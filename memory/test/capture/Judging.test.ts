@@ -208,7 +208,7 @@ describe("capture with an update judge", () => {
               timestamp: "2023-01-01T00:00:00Z"
             })
             const second = yield* memory.capture({
-              content: "Moved to Greenwich.",
+              content: "Two weeks of rain and the roof held up.",
               user_id: "ana",
               timestamp: "2023-06-01T00:00:00Z"
             })
