@@ -52,7 +52,8 @@ const killDuringBatch = async (server: LiveServer, round: number, afterMs: numbe
 const expectWholeItemsOnly = async (server: LiveServer) => {
   const client = new UMOClient({ baseUrl: server.baseUrl, apiKey: key })
   let count = 0
-  for await (const item of client.iterate()) {
+  // Superseded ones too: the update judge may take one entry's hour for a change of another's.
+  for await (const item of client.iterate({ includeSuperseded: true })) {
     const proof = await client.verify(item.umoId)
     expect(proof.valid && proof.hashChainValid && !proof.chainTampered, item.umoId).toBe(true)
     count += 1
@@ -110,7 +111,9 @@ describe("kill -9 during a batch", () => {
         }
         await server.stop()
         const chain = await audit(db.database(dir), dir)
-        expect(chain).toEqual({ entries: listed, valid: true })
+        // One capture entry per memory, and a supersede entry for each the update judge superseded.
+        expect(chain.valid).toBe(true)
+        expect(chain.entries).toBeGreaterThanOrEqual(listed)
         console.log(
           `faults: ${db.name} killed 3 times into batches of 100 (${Math.round(batchMs)} ms each): ` +
             `${kills.join("; ")}; ${listed} memories, ${chain.entries} chain entries, all proofs valid`

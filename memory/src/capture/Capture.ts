@@ -122,7 +122,13 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         const infer = request.infer_updates ?? inferByDefault
         // The fact rules decide what they read, in the store (bench:judge: precision 0.9–1.0 on the
         // read sets); the update judge, when there is one, adds what they miss.
-        return { umo, supersedes: supersededIds(request), facts, inferUpdates: infer, judge: infer && judging.judging }
+        return {
+          umo,
+          supersedes: supersededIds(request),
+          facts,
+          inferUpdates: infer,
+          judge: infer && judging.judging
+        }
       })
 
     /** The writes with what the update judge decided of them, and then stored (see `Judging`). */

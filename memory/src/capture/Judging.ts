@@ -61,6 +61,14 @@ const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
 }
 
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()
+/** Whether two texts say the same words (case, spacing and punctuation aside). */
+export const sameWords = (a: string, b: string) => words(a) === words(b)
+
 /** What the judge decided for a capture's writes, and the warning when it could not decide. */
 export interface JudgedWrites {
   readonly writes: ReadonlyArray<CaptureWrite>
@@ -99,10 +107,11 @@ export const make = Effect.gen(function* () {
         limit: judgedNeighbours + 1,
         filter: sameScope(write.umo)
       })).filter((c) => c.umo_id !== write.umo.umo_id)
-      const inBatch = batch.flatMap((b): ReadonlyArray<Near> =>
-        b.umo_id !== write.umo.umo_id && b.scope === scope && b.vector !== undefined
-          ? [{ umo_id: b.umo_id, score: cosine(vector, b.vector), judged: b }]
-          : []
+      const inBatch = batch.flatMap(
+        (b): ReadonlyArray<Near> =>
+          b.umo_id !== write.umo.umo_id && b.scope === scope && b.vector !== undefined
+            ? [{ umo_id: b.umo_id, score: cosine(vector, b.vector), judged: b }]
+            : []
       )
       const nearest = [...stored, ...inBatch]
         .filter((c) => c.score >= judgedNearness)
@@ -113,7 +122,14 @@ export const make = Effect.gen(function* () {
       return [
         ...found
           .filter((m) => m.superseded_by === null && m.content.length <= judgedLength)
-          .map((m): Judged => ({ umo_id: m.umo_id, content: m.content, timestamp: m.timestamp, scope: factScope(m) })),
+          .map(
+            (m): Judged => ({
+              umo_id: m.umo_id,
+              content: m.content,
+              timestamp: m.timestamp,
+              scope: factScope(m)
+            })
+          ),
         ...nearest.flatMap((c) => (c.judged === undefined ? [] : [c.judged]))
       ]
     })
@@ -142,7 +158,8 @@ export const make = Effect.gen(function* () {
       // Every pair once, earlier first: each write with its nearest, stored or in the batch.
       const pairs = new Map<string, { earlier: Judged; newer: Judged }>()
       const add = (a: Judged, b: Judged) => {
-        if (a.umo_id === b.umo_id || a.scope !== b.scope) return
+        // The same words again state nothing new: a repeat never outdates what it repeats.
+        if (a.umo_id === b.umo_id || a.scope !== b.scope || sameWords(a.content, b.content)) return
         const [earlier, newer] = isNewer(b, a) ? [a, b] : [b, a]
         pairs.set(`${earlier.umo_id}>${newer.umo_id}`, { earlier, newer })
       }

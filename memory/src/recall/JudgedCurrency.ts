@@ -1,5 +1,6 @@
 import { isNewer, type RecalledMemory, UpdateJudge } from "@umo/core"
 import { Effect, Option } from "effect"
+import { sameWords } from "../capture/Judging.js"
 import { factScope } from "../capture/Updates.js"
 
 /** How many of a question's best candidates the update judge reads, pairwise, for what is current. */
@@ -41,7 +42,12 @@ export const make = Effect.gen(function* () {
       }> = []
       for (const a of top)
         for (const b of top)
-          if (a.umo_id !== b.umo_id && factScope(a) === factScope(b) && isNewer(b, a))
+          if (
+            a.umo_id !== b.umo_id &&
+            factScope(a) === factScope(b) &&
+            !sameWords(a.content, b.content) &&
+            isNewer(b, a)
+          )
             pairs.push({ key: `${a.umo_id}>${b.umo_id}`, earlier: a, newer: b })
       if (pairs.length === 0) return unchanged
       const unknown = pairs.filter((p) => !kept.has(p.key))
