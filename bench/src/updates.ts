@@ -22,8 +22,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verifyReceipt } from "@umo/client"
 import { openMemory } from "@umo/memory"
-import { Database } from "@umo/plugins"
-import { Effect } from "effect"
+import type { UpdateJudgeShape } from "@umo/core"
+import { Database, LearnedJudge } from "@umo/plugins"
+import { Effect, Exit, Scope } from "effect"
 import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
@@ -58,6 +59,15 @@ const passKinds = [
   { name: "rules", judge: "rules", infer: true },
   { name: "off", judge: "learned", infer: false }
 ] as const
+/** The learned judge, made once for the passes that use it; its thread closes with `judgeScope`. */
+const judgeScope = await Effect.runPromise(Scope.make())
+const learnedJudge = await Effect.runPromise(LearnedJudge.make().pipe(Scope.provide(judgeScope)))
+/** The fact rules alone: they decide in the store; a judge that never says yes adds nothing. */
+const saysNothing: UpdateJudgeShape = {
+  name: "rules",
+  threshold: 1,
+  score: (pairs) => Effect.succeed(pairs.map(() => 0))
+}
 
 try {
   const corpus = await ScaleCorpus.make({ root, quick })
@@ -78,12 +88,12 @@ try {
   let latency: Record<string, { p50: number; p95: number }> = {}
   let erasure: { memories: number; seconds: number; receipt_verified: boolean } | undefined
   for (const pass of passKinds) {
-    // The judge is chosen when the service opens (UpdateJudgeChoice.layerConfig).
-    process.env["UMO_UPDATE_JUDGE"] = pass.judge
+    // Given to the service, not through UMO_UPDATE_JUDGE: the environment is read once per process.
     const memory = await openMemory({
       dataDir: dir,
       account: `${account}-${pass.name}`,
-      signingKey: benchSigningKey()
+      signingKey: benchSigningKey(),
+      updateJudge: pass.judge === "learned" ? learnedJudge : saysNothing
     })
     try {
       const results: Array<PassResult> = []
@@ -205,5 +215,6 @@ try {
     table
   )
 } finally {
+  await Effect.runPromise(Scope.close(judgeScope, Exit.void))
   rmSync(dir, { recursive: true, force: true })
 }
