@@ -21,8 +21,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verifyReceipt } from "@umo/client"
-import { openMemory } from "@umo/memory"
 import type { UpdateJudgeShape } from "@umo/core"
+import { openMemory } from "@umo/memory"
 import { Database, LearnedJudge } from "@umo/plugins"
 import { Effect, Exit, Scope } from "effect"
 import { barChart } from "./support/Chart.js"
@@ -51,7 +51,7 @@ if (only !== undefined && sets.length !== only.length)
 const dir = mkdtempSync(join(tmpdir(), "umo-bench-updates-"))
 const account = "updates-bench"
 /**
- * The passes: the learned update judge (the default), the fact rules alone (`UMO_UPDATE_JUDGE=rules`),
+ * The passes: the learned update judge (`UMO_UPDATE_JUDGE=learned`), the fact rules alone (the default),
  * and no inference (`infer_updates: false`, without the other users' memories), the baseline.
  */
 const passKinds = [
@@ -159,14 +159,17 @@ try {
     ...(neverRead.length > 0
       ? [
           row(
-            `**learned judge (default), never-read sets (${neverRead.map((s) => s.name).join(", ")})**`,
+            `learned judge (\`UMO_UPDATE_JUDGE=learned\`), never-read sets (${neverRead.map((s) => s.name).join(", ")})`,
             combined(neverRead.map((set) => bySet["learned"]![set.name]!))
           ),
-          row(`fact rules, never-read sets`, combined(neverRead.map((set) => bySet["rules"]![set.name]!)))
+          row(
+            `**fact rules (default), never-read sets**`,
+            combined(neverRead.map((set) => bySet["rules"]![set.name]!))
+          )
         ]
       : []),
-    row("**learned judge (default), all sets**", learned),
-    row("fact rules (`UMO_UPDATE_JUDGE=rules`), all sets", passes.rules!),
+    row("learned judge (`UMO_UPDATE_JUDGE=learned`), all sets", learned),
+    row("**fact rules (default), all sets**", passes.rules!),
     row("off (`infer_updates: false`), all sets", passes.off!),
     "",
     `Capture p50 / p95 ms in the account of ${others.memories.toLocaleString("en")} memories over ${others.users.toLocaleString("en")} users: learned judge ${capture(learned)}, fact rules ${capture(passes.rules!)}, no inference ${capture(passes.off!)} (same run).`,

@@ -3,7 +3,7 @@
  * model synchronously on the thread that calls it, which must not be the event loop.
  */
 import { workerData } from "piscina"
-import { localTransformers, sessionOptions } from "../support/LocalTransformers.js"
+import { pairClassifier } from "../support/PairClassifier.js"
 
 export interface CrossEncoderSetup {
   /** Directory holding `<model>/onnx/model_int8.onnx`, its config and tokenizer. */
@@ -18,33 +18,12 @@ export interface ScoreTask {
   readonly passages: ReadonlyArray<string>
 }
 
-interface Tensor {
-  readonly data: ArrayLike<number>
-}
-type Tokenizer = (
-  text: string,
-  options: { text_pair: string; truncation: boolean; max_length: number }
-) => unknown
-type Model = (inputs: unknown) => Promise<{ logits: Tensor }>
-
 const setup = workerData as CrossEncoderSetup
-const transformers = await localTransformers(setup.modelsDir)
-const tokenize = (await transformers.AutoTokenizer.from_pretrained(setup.model)) as unknown as Tokenizer
-const model = (await transformers.AutoModelForSequenceClassification.from_pretrained(setup.model, {
-  dtype: "int8",
-  session_options: sessionOptions
-})) as unknown as Model
+const logit = await pairClassifier(setup.modelsDir, setup.model, setup.maxTokens)
 
-/**
- * The passages' logits for the query, in order; no passages is a warm-up call. One pair per call:
- * the int8 graph quantizes its activations with one scale over a batch, so a pair's score would
- * depend on its batch-mates; alone, the same pair always scores the same.
- */
+/** The passages' logits for the query, in order, each scored alone; no passages is a warm-up call. */
 export default async ({ query, passages }: ScoreTask): Promise<Array<number>> => {
   const scores: Array<number> = []
-  for (const passage of passages) {
-    const inputs = tokenize(query, { text_pair: passage, truncation: true, max_length: setup.maxTokens })
-    scores.push(Number((await model(inputs)).logits.data[0]))
-  }
+  for (const passage of passages) scores.push(await logit(query, passage))
   return scores
 }
