@@ -9,14 +9,15 @@
  *   npm run bench:judge                                  # rules and the learned judge
  *   npm run bench:judge -- --endpoint http://127.0.0.1:8080 --model qwen2.5-1.5b   # and a language
  *                                                        # model behind an OpenAI-compatible server
+ *   npm run bench:judge -- --local qwen2.5-coder-0.5b-instruct   # and a local GGUF model (fetch-models --llm)
  *   npm run bench:judge -- --sets dev,test               # some sets only (a quick run's results)
  */
 import { join } from "node:path"
 import type { UpdateJudgeShape } from "@umo/core"
-import { LanguageModelJudge, LearnedJudge, RulesJudge } from "@umo/plugins"
+import { LanguageModelJudge, LearnedJudge, LocalModelJudge, RulesJudge } from "@umo/plugins"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { argument, root } from "./support/Cli.js"
+import { argument, modelsDir, root } from "./support/Cli.js"
 import { lineChart } from "./support/LineChart.js"
 import { machine } from "./support/Machine.js"
 import { publishResults } from "./support/Results.js"
@@ -26,6 +27,8 @@ const only = argument("sets")?.split(",")
 const sets = loadScenarios(join(root, "bench", "updates")).filter((s) => only?.includes(s.name) ?? true)
 const endpoint = argument("endpoint")
 const modelName = argument("model")
+/** `--local ID[,ID…]`: local GGUF models (fetch-models `--llm=ID`), each alone and deciding the unsure pairs. */
+const localIds = argument("local")?.split(",") ?? []
 
 interface Pair {
   readonly earlier: string
@@ -75,6 +78,10 @@ const program = Effect.gen(function* () {
       apiKey: process.env["UMO_UPDATE_MODEL_KEY"]
     })
     judges.push(model, LanguageModelJudge.decidingUnsure(learned, model))
+  }
+  for (const id of localIds) {
+    const model = yield* LocalModelJudge.make(id, modelsDir)
+    judges.push(model, LanguageModelJudge.decidingUnsure(judges[1]!, model))
   }
   const rows: Array<Record<string, unknown>> = []
   for (const set of sets) {
