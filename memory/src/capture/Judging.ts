@@ -80,8 +80,8 @@ export interface JudgedWrites {
  * memories of its scope, stored or among the batch's other writes (so a batch of a hundred asks
  * about at most five hundred pairs), each pair in content-time order, and the judge scores all of
  * a capture's pairs in one call. A pair at or above the judge's threshold makes its earlier memory
- * out of date: the write records whom it outdates (`judged.outdates`), or by whom it is outdated (`judged.outdatedBy`, an older import), and the
- * store supersedes them under the account's lock. A judge that fails or times out decides
+ * out of date: the write records whom it outdates (`judged.outdates`), or by whom it is outdated
+ * (`judged.outdatedBy`, an older import), and the store supersedes them under the account's lock. A judge that fails or times out decides
  * nothing: the writes are stored as they are, with a warning.
  */
 export const make = Effect.gen(function* () {
