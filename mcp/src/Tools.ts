@@ -33,8 +33,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       "orchids'), not a transcript. Give `timestamp` when the content happened at another time than now, so " +
       "'yesterday' and 'next week' resolve against it. Give `user_id` (and `agent_id`, `session_id`) when you serve " +
       "several people, so each one's memories stay apart, and `metadata` for your own tags. When a fact changed " +
-      "('she moved to Lisbon', or only 'keys to the new flat!'), the update judge supersedes the older memory it makes " +
-      "out of date by itself; name memories it " +
+      "('she moved to Lisbon'), the older memory stating the old value is superseded by itself (by the fact rules, " +
+      "and the update judge where the deployment turns it on); name memories it " +
       "replaces in `supersedes` to say so outright. Returns the new memory's id, what it superseded and a signed receipt.",
     input: CaptureRequest,
     output: Results.Captured,

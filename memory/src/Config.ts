@@ -45,7 +45,7 @@ export interface UmoConfig {
   readonly fileParsers?: ReadonlyArray<FileParserShape> | undefined
   /**
    * What decides that a newer memory makes an earlier one out of date; default the one
-   * `UMO_UPDATE_JUDGE` picks (the learned judge; see UpdateJudgeChoice.layerConfig).
+   * `UMO_UPDATE_JUDGE` picks (none, the fact rules alone; see UpdateJudgeChoice.layerConfig).
    */
   readonly updateJudge?: UpdateJudgeShape | undefined
 }

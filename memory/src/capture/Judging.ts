@@ -1,6 +1,7 @@
 import {
   allOf,
   type CaptureWrite,
+  cosineSimilarity,
   isNewer,
   type JudgedPair,
   type MemoryFilter,
@@ -46,19 +47,6 @@ interface Judged {
   readonly scope: string
   /** A write's first chunk vector (stored memories are compared by the index). */
   readonly vector?: ReadonlyArray<number> | undefined
-}
-
-/** Cosine similarity of two vectors (the embedder's are unit length, but a custom one's may not be). */
-const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * (b[i] ?? 0)
-    na += a[i]! * a[i]!
-    nb += (b[i] ?? 0) * (b[i] ?? 0)
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb)
 }
 
 const words = (text: string) =>
@@ -110,7 +98,7 @@ export const make = Effect.gen(function* () {
       const inBatch = batch.flatMap(
         (b): ReadonlyArray<Near> =>
           b.umo_id !== write.umo.umo_id && b.scope === scope && b.vector !== undefined
-            ? [{ umo_id: b.umo_id, score: cosine(vector, b.vector), judged: b }]
+            ? [{ umo_id: b.umo_id, score: cosineSimilarity(vector, b.vector), judged: b }]
             : []
       )
       const nearest = [...stored, ...inBatch]

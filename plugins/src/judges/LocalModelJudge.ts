@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { pathToFileURL } from "node:url"
 import { type JudgedPair, UpdateJudgeError, type UpdateJudgeShape } from "@umo/core"
 import { Effect } from "effect"
 import { localLanguageModels } from "../answer/DefaultAnswerModels.js"
-import { fetchCommand, runtimeDir, runtimeEntry } from "../answer/LocalLanguageModel.js"
+import { fetchCommand, importRuntime, runtimeDir, runtimeEntry } from "../answer/LocalLanguageModel.js"
 import { system } from "./LanguageModelJudge.js"
 
 // The parts of node-llama-cpp used here (installed apart: see LocalLanguageModel.runtimeDir).
@@ -49,13 +48,13 @@ export const make = (id: string, modelsDir: string, threads = 2) =>
     if (spec === undefined)
       return yield* fail(`no local model ${id} (known: ${localLanguageModels.map((m) => m.id).join(", ")})`)
     const path = join(modelsDir, spec.file)
-    const entry = runtimeEntry(runtimeDir())
-    if (entry === undefined || !existsSync(path))
+    if (runtimeEntry(runtimeDir()) === undefined || !existsSync(path))
       return yield* fail(`${path} or its runtime is not installed; run \`${spec.fetch ?? fetchCommand}\``)
     let loading: Promise<{ model: Model; sequence: Sequence; runtime: Runtime }> | undefined
     const load = () =>
       (loading ??= (async () => {
-        const runtime = (await import(pathToFileURL(entry).href)) as Runtime
+        // The answerer's import of the runtime, shared; typed here for the calls a judge makes.
+        const runtime = (await importRuntime(runtimeDir())) as unknown as Runtime
         const llama = await runtime.getLlama({
           gpu: false,
           build: "never",
