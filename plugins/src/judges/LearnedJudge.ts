@@ -26,6 +26,8 @@ export interface LearnedJudgeOptions {
   readonly model?: string
   /** Default: the threshold training chose on its calibration split. */
   readonly threshold?: number
+  /** Seconds the model stays loaded after its last call; 0, for good (default 300). */
+  readonly idleSeconds?: number
 }
 
 const graphPath = (dir: string) => join(dir, "onnx", "model_int8.onnx")
@@ -71,7 +73,12 @@ export const make = (options: LearnedJudgeOptions = {}) =>
     const manifest = yield* checkedManifest(join(modelsDir, model))
     const name = `learned:${manifest.model}@${manifest.sha256.slice(0, 12)}`
     const setup: LearnedJudgeSetup = { modelsDir, model, maxTokens: manifest.max_tokens }
-    const run = yield* modelThread<JudgeTask, Array<number>>(import.meta.url, "LearnedJudgeWorker", setup)
+    const { run } = yield* modelThread<JudgeTask, Array<number>>(
+      import.meta.url,
+      "LearnedJudgeWorker",
+      setup,
+      options.idleSeconds
+    )
     const score: UpdateJudgeShape["score"] = (pairs) =>
       pairs.length === 0
         ? Effect.succeed([])

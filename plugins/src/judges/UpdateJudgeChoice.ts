@@ -3,6 +3,7 @@ import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { localLanguageModels } from "../answer/DefaultAnswerModels.js"
 import { modelsDirConfig } from "../support/ModelsDir.js"
+import { modelIdleSeconds } from "../support/ModelThread.js"
 import * as LanguageModelJudge from "./LanguageModelJudge.js"
 import * as LearnedJudge from "./LearnedJudge.js"
 import * as LocalModelJudge from "./LocalModelJudge.js"
@@ -27,8 +28,9 @@ export const layerConfig = Layer.unwrap(
       Config.withDefault("rules")
     )
     if (chosen === "rules") return Layer.empty
+    const idleSeconds = yield* modelIdleSeconds
     const model = yield* Config.String("UMO_UPDATE_MODEL").pipe(Config.option)
-    if (Option.isNone(model)) return LearnedJudge.layer()
+    if (Option.isNone(model)) return LearnedJudge.layer({ idleSeconds })
     const baseUrl = yield* Config.String("UMO_UPDATE_MODEL_URL").pipe(Config.option)
     const apiKey = yield* Config.Redacted("UMO_UPDATE_MODEL_KEY").pipe(Config.option)
     const modelsDir = yield* modelsDirConfig
@@ -37,7 +39,7 @@ export const layerConfig = Layer.unwrap(
     return Layer.effect(
       UpdateJudge,
       Effect.gen(function* () {
-        const learned = yield* LearnedJudge.make()
+        const learned = yield* LearnedJudge.make({ idleSeconds })
         const languageModel = local
           ? yield* LocalModelJudge.make(model.value, modelsDir)
           : yield* LanguageModelJudge.make({

@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
 import { modelsDirConfig } from "../support/ModelsDir.js"
-import { modelThread } from "../support/ModelThread.js"
+import { modelIdleSeconds, modelThread } from "../support/ModelThread.js"
 import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
 
 /** The cross-encoder fetch-models installs: ms-marco-MiniLM-L-12-v2, int8 (34 MB, Apache-2.0). */
@@ -14,6 +14,8 @@ export interface CrossEncoderOptions {
   readonly model?: string
   /** Tokens of query and passage together (default 256). */
   readonly maxTokens?: number
+  /** Seconds the model stays loaded after its last call; 0, for good (default 300). */
+  readonly idleSeconds?: number
 }
 
 /** Whether the model's files are in `modelsDir`. */
@@ -39,7 +41,12 @@ export const make = (options: CrossEncoderOptions) =>
       model,
       maxTokens: options.maxTokens ?? 256
     }
-    const run = yield* modelThread<ScoreTask, Array<number>>(import.meta.url, "CrossEncoderWorker", setup)
+    const { run } = yield* modelThread<ScoreTask, Array<number>>(
+      import.meta.url,
+      "CrossEncoderWorker",
+      setup,
+      options.idleSeconds
+    )
     const score: RerankerShape["score"] = (query, passages) =>
       passages.length === 0
         ? Effect.succeed([])
@@ -70,6 +77,6 @@ export const layerConfig = Layer.unwrap(
       }
       return Layer.empty
     }
-    return layer({ modelsDir })
+    return layer({ modelsDir, idleSeconds: yield* modelIdleSeconds })
   })
 )

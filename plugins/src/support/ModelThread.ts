@@ -1,31 +1,63 @@
-import { Effect } from "effect"
+import { Config, Effect, Schema } from "effect"
 import type { Piscina } from "piscina"
 import { workerPool } from "./WorkerPool.js"
+
+/** What `UMO_MODEL_IDLE_SECONDS` is when unset. */
+export const defaultIdleSeconds = 300
+
+/**
+ * How long a rarely used model (the reranker, the update judge) stays loaded after its last call:
+ * `UMO_MODEL_IDLE_SECONDS`, default 300; 0 keeps it loaded for good. A loaded cross-encoder holds
+ * 100–200 MB that a server idle between asks needs not hold; loading it again takes ~0.3 s.
+ */
+export const modelIdleSeconds = Config.schema(
+  Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)),
+  "UMO_MODEL_IDLE_SECONDS"
+).pipe(Config.withDefault(defaultIdleSeconds))
+
+/** A local model on a thread of its own (see `modelThread`). */
+export interface ModelThread<Task, Out> {
+  readonly run: (task: Task, signal: AbortSignal) => Promise<Out>
+  /** Whether the model's thread is up (it has been called, and not been idle since for too long). */
+  readonly loaded: () => boolean
+}
 
 /**
  * One thread that runs a local model (onnxruntime-node runs a model synchronously on the thread
  * that calls it, which must not be the event loop): the worker module `name` beside `base`,
- * started on the first call, not with the layer, so a process that never asks pays nothing.
- * Closing with the scope waits for the calls under way: a thread ended while onnxruntime loads or
- * runs a model takes the process down with it (SIGABRT).
+ * started on the first call, not with the layer, so a process that never asks pays nothing, and
+ * ended once it has been idle for `idleSeconds` (the next call starts it again, loading the model
+ * as the first did). Piscina ends only a thread with no call under way; closing with the scope
+ * waits for the calls under way too: a thread ended while onnxruntime loads or runs a model takes
+ * the process down with it (SIGABRT).
  */
-export const modelThread = <Task, Out>(base: string, name: string, workerData: unknown) =>
-  Effect.map(
-    Effect.acquireRelease(
+export const modelThread = <Task, Out>(
+  base: string,
+  name: string,
+  workerData: unknown,
+  idle: number = defaultIdleSeconds
+) =>
+  Effect.gen(function* () {
+    const threads = yield* Effect.acquireRelease(
       Effect.sync(() => ({ pool: undefined as Piscina | undefined, running: new Set<Promise<unknown>>() })),
       ({ pool, running }) =>
         Effect.promise(async () => {
           await Promise.allSettled(running)
           await pool?.destroy()
         })
-    ),
-    (threads) =>
-      (task: Task, signal: AbortSignal): Promise<Out> => {
-        threads.pool ??= workerPool(base, name, { minThreads: 1, maxThreads: 1, workerData })
-        const call = threads.pool.run(task, { signal }) as Promise<Out>
-        threads.running.add(call)
-        const done = () => threads.running.delete(call)
-        call.then(done, done)
-        return call
-      }
-  )
+    )
+    const run = (task: Task, signal: AbortSignal): Promise<Out> => {
+      threads.pool ??= workerPool(base, name, {
+        minThreads: idle === 0 ? 1 : 0,
+        maxThreads: 1,
+        idleTimeout: idle === 0 ? Number.POSITIVE_INFINITY : idle * 1000,
+        workerData
+      })
+      const call = threads.pool.run(task, { signal }) as Promise<Out>
+      threads.running.add(call)
+      const done = () => threads.running.delete(call)
+      call.then(done, done)
+      return call
+    }
+    return { run, loaded: () => (threads.pool?.threads.length ?? 0) > 0 } satisfies ModelThread<Task, Out>
+  })
