@@ -46,6 +46,20 @@ import {
 } from "./UMOMemory.js"
 import { ErasureReceipt, MemoryHistory } from "./versions.js"
 
+/** What `health` answers. */
+export interface Health {
+  readonly status: string
+  readonly index: {
+    readonly serving: number
+    readonly loading: number
+    readonly memories: number
+    readonly heldMb: number
+    readonly budgetMb: number
+    readonly evictions: number
+    readonly shard: string | null
+  }
+}
+
 export interface UMOClientOptions {
   /** API key; defaults to the `UMO_API_KEY` environment variable. */
   readonly apiKey?: string
@@ -278,10 +292,26 @@ export class UMOClient implements UMOMemory {
     return new Models(await this.#send({ method: "GET", path: "/v1/ask/models" }))
   }
 
-  /** Whether the service is up (`GET /health`); needs no key. */
-  async health(): Promise<{ status: string }> {
+  /**
+   * Whether the service is up (`GET /health`), and its search index: accounts served and loading,
+   * memories and MiB held against its budget (`UMO_INDEX_MEMORY_MB`), accounts dropped to keep
+   * within it, and its shard (`k/n`, or null). Needs no key.
+   */
+  async health(): Promise<Health> {
     const data = await this.#send({ method: "GET", path: "/health", authenticated: false })
-    return { status: String(data.status) }
+    const index = (data.index ?? {}) as Raw
+    return {
+      status: String(data.status),
+      index: {
+        serving: Number(index.serving),
+        loading: Number(index.loading),
+        memories: Number(index.memories),
+        heldMb: Number(index.held_mb),
+        budgetMb: Number(index.budget_mb),
+        evictions: Number(index.evictions),
+        shard: typeof index.shard === "string" ? index.shard : null
+      }
+    }
   }
 
   /** The service's public signing keys as a JWK Set (`GET /.well-known/jwks.json`): current first,

@@ -49,7 +49,7 @@ export {
   type ImportFailure,
   ImportSummary
 } from "./transfers.js"
-export { UMOClient, type UMOClientOptions } from "./UMOClient.js"
+export { type Health, UMOClient, type UMOClientOptions } from "./UMOClient.js"
 export {
   type AnswerOptions,
   type AskOptions,

@@ -151,7 +151,7 @@ describe("the calls beyond the nine verbs", () => {
     const models = await alice.models()
     expect(models.defaultModel).toBe("umo-extractive")
     expect(models.cloud.every((m) => m.requiresKey)).toBe(true)
-    expect(await alice.health()).toEqual({ status: "healthy" })
+    expect(await alice.health()).toMatchObject({ status: "healthy", index: { budgetMb: 1024, shard: null } })
     const { keys: jwks } = await alice.signingKeys()
     expect(jwks[0]).toMatchObject({ kty: "OKP", crv: "Ed25519" })
   })

@@ -197,7 +197,9 @@ class OtherCallsTest(unittest.TestCase):
         models = alice.models()
         self.assertEqual(models.default_model, "umo-extractive")
         self.assertTrue(all(m.requires_key for m in models.cloud))
-        self.assertEqual(alice.health(), {"status": "healthy"})
+        health = alice.health()
+        self.assertEqual(health["status"], "healthy")
+        self.assertEqual((health["index"]["budget_mb"], health["index"]["shard"]), (1024, None))
         self.assertEqual(alice.signing_keys()["keys"][0]["crv"], "Ed25519")
 
 

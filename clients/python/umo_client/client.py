@@ -486,7 +486,9 @@ class UMOClient:
         return Models.from_raw(self._transport.send("GET", "/v1/ask/models"))
 
     def health(self) -> dict[str, Any]:
-        """Whether the service is up (``GET /health``); needs no key."""
+        """Whether the service is up (``GET /health``); needs no key. ``index`` holds the search
+        index's figures: ``serving``, ``loading``, ``memories``, ``held_mb`` against ``budget_mb``
+        (``UMO_INDEX_MEMORY_MB``), ``evictions`` and ``shard`` (``"k/n"`` or None)."""
         return dict(self._transport.send("GET", "/health", authenticated=False))
 
     def signing_keys(self) -> dict[str, Any]:

@@ -45,7 +45,23 @@ interface Entry extends FilterableMemory {
   readonly lexemes: ReadonlyArray<string>
   /** Content time in ms: the timeline's order. */
   readonly time: number
+  /** What the entry holds in the heap, about (see `heldBytes`). */
+  readonly bytes: number
 }
+
+/**
+ * About what a memory's entry holds in the heap beyond its vectors: its strings (two bytes a
+ * character at most), its entities, facts, metadata and terms (postings and lexemes), and the
+ * objects and map entries around them. An estimate, for the index's budget; bench:memory checks
+ * it against the process's resident memory.
+ */
+const heldBytes = (row: IndexedRow): number =>
+  400 +
+  2 * ((row.content?.length ?? 0) + (row.summary?.length ?? 0)) +
+  160 * row.entities.length +
+  240 * row.facts.length +
+  96 * Object.keys(row.metadata ?? {}).length +
+  56 * row.terms.length
 
 /** BM25 scores the holders of the rarest query terms while they add up to at most this (the SQL search's budget). */
 const candidateBudget = 1_000
@@ -78,9 +94,22 @@ export class AccountIndex {
   private readonly timelines = new Map<string, Array<number>>()
   /** Each slot's content time (its entry's `time`), where `position` reads it. */
   private times = new Float64Array(1_024)
+  /** The live entries' `bytes`. */
+  private entryBytes = 0
 
-  constructor(dims: number) {
-    this.vectors = new VectorSet(dims)
+  /** `rowsDir`: where the vectors' float32 rows are kept (see `ExactRows`). */
+  constructor(dims: number, rowsDir?: string) {
+    this.vectors = new VectorSet(dims, 64, rowsDir)
+  }
+
+  /** Bytes the index holds in memory, about: its entries, slots and vectors. */
+  get bytes(): number {
+    return this.entryBytes + this.entries.length * 16 + this.times.byteLength + this.vectors.bytes
+  }
+
+  /** Lets go of what the index holds outside the heap (its vectors' file); it answers no more. */
+  close(): void {
+    this.vectors.close()
   }
 
   /** Live memories. */
@@ -123,8 +152,10 @@ export class AccountIndex {
       facts: row.facts,
       chunks: this.vectors.add(slot, row.vectors),
       lexemes: row.terms.map(([lexeme]) => lexeme),
-      time: Date.parse(row.timestamp)
+      time: Date.parse(row.timestamp),
+      bytes: heldBytes(row)
     }
+    this.entryBytes += entry.bytes
     this.entries.push(entry)
     this.byId.set(row.umo_id, slot)
     if (slot === this.times.length) {
@@ -162,6 +193,7 @@ export class AccountIndex {
     if (timeline[at] === slot) timeline.splice(at, 1)
     if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
     this.entries[slot] = undefined
+    this.entryBytes -= entry.bytes
     this.byId.delete(umoId)
     this.vectors.remove(entry.chunks)
     this.text.remove(slot, entry.lexemes)

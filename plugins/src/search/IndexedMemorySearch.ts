@@ -1,11 +1,25 @@
 import { Embedder, MemorySearch, makeMemorySearch, type StoreError } from "@umo/core"
-import { Cache, Config, Context, Duration, Effect, Exit, Fiber, Layer, type Scope, Semaphore } from "effect"
+import {
+  Cache,
+  Config,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Layer,
+  Option,
+  Schema,
+  Scope,
+  Semaphore
+} from "effect"
 import type { SqlClient } from "effect/sql"
 import { pinEmbedder } from "../storage/EmbedderPin.js"
 import { readClient } from "../storage/ReadReplicas.js"
 import { makeSearch } from "../storage/SqlMemorySearch.js"
 import { AccountIndex, type IndexedRow } from "./AccountIndex.js"
 import { type ChainEvent, type IndexRows, makeIndexRows } from "./IndexRows.js"
+import { type IndexShard, indexes, shardConfig, shardOf, shardText } from "./IndexShard.js"
 
 export interface IndexOptions {
   /** Accounts with at most this many memories are loaded inside the first search that needs them. */
@@ -16,6 +30,16 @@ export interface IndexOptions {
   readonly pageSize?: number | undefined
   /** Load every account with memories when the layer starts, in the background (default true). */
   readonly preload?: boolean | undefined
+  /**
+   * Bytes the accounts' indexes may hold together (default 1 GiB): past it the account searched
+   * least recently is dropped, and an account too large for it is never loaded. Either is served
+   * by the database, as before its load.
+   */
+  readonly budgetBytes?: number | undefined
+  /** Index only the accounts of this shard (see `IndexShard`); the others read the database. */
+  readonly shard?: IndexShard | undefined
+  /** Where the indexes keep their float32 vectors (see `ExactRows`). */
+  readonly rowsDir?: string | undefined
 }
 
 /** How far the in-process index is: accounts it serves, accounts being loaded, memories held. */
@@ -23,6 +47,13 @@ export interface IndexStatus {
   readonly serving: number
   readonly loading: number
   readonly memories: number
+  /** Bytes the indexes hold, about, and the most they may. */
+  readonly bytes: number
+  readonly budgetBytes: number
+  /** Accounts dropped to keep within the budget, since start. */
+  readonly evictions: number
+  /** `k/n` when this process indexes one shard of the accounts. */
+  readonly shard: string | null
 }
 
 /** The in-process search index, for health reports and benchmarks. */
@@ -30,8 +61,13 @@ export class SearchIndex extends Context.Service<
   SearchIndex,
   {
     readonly status: Effect.Effect<IndexStatus>
-    /** Loads the account's index if needed and waits until searches of the account are served by it. */
+    /**
+     * Loads the account's index if needed and waits until searches of the account are served by
+     * it, or returns at once when this process does not index it (another shard's, or too large).
+     */
     readonly ready: (accountId: string) => Effect.Effect<void, StoreError>
+    /** The account's shard, `k/n`, when this process indexes one shard of n; else null. */
+    readonly shardOf: (accountId: string) => string | null
   }
 >()("@umo/plugins/SearchIndex") {}
 
@@ -48,7 +84,16 @@ interface AccountState {
   work: Fiber.Fiber<void> | undefined
   /** Whether chunks captured since the load are being added to the vector graph in the background. */
   building: boolean
+  /** When a search last asked for the account (a counter): the coldest is dropped first. */
+  used: number
+  /** Whether a sync holds the account's lock. */
+  locked: boolean
+  /** Whether the account is too large for the budget: its searches read the database. */
+  declined: boolean
 }
+
+/** What `UMO_INDEX_MEMORY_MB` is when unset: 1 GiB. */
+export const defaultBudgetBytes = 1024 * 1024 * 1024
 
 /** Lets the event loop run between batches of background work (`/health` must answer meanwhile). */
 const breather = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
@@ -66,12 +111,26 @@ export const make = (
   sql: SqlClient.SqlClient,
   dims: number,
   scope: Scope.Scope,
-  { loadInlineUpTo = 1_000, backlog = 1_000, pageSize = 1_000, preload = true }: IndexOptions = {}
+  {
+    loadInlineUpTo = 1_000,
+    backlog = 1_000,
+    pageSize = 1_000,
+    preload = true,
+    budgetBytes = defaultBudgetBytes,
+    shard,
+    rowsDir
+  }: IndexOptions = {}
 ) =>
   Effect.gen(function* () {
     const database = makeSearch(sql, dims)
     const rows: IndexRows = makeIndexRows(sql)
     const accounts = new Map<string, AccountState>()
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.sync(() => {
+        for (const state of accounts.values()) state.index?.close()
+      })
+    )
     // A search reads a query's terms twice (candidates, then the scores of given ids), and a
     // retry or the next page asks the same query again: each costs a round trip otherwise.
     const terms = yield* Cache.makeWith(rows.lexemes, {
@@ -89,12 +148,67 @@ export const make = (
           serving: false,
           busy: false,
           work: undefined,
-          building: false
+          building: false,
+          used: 0,
+          locked: false,
+          declined: false
         }
         accounts.set(accountId, state)
       }
       return state
     }
+
+    let clock = 0
+    let evictions = 0
+    const held = () => {
+      let bytes = 0
+      for (const state of accounts.values()) bytes += state.index?.bytes ?? 0
+      return bytes
+    }
+    /** Bytes an account of `count` memories should take: the loaded indexes' mean, else a first guess. */
+    const expectedBytes = (count: number) => {
+      let bytes = 0
+      let memories = 0
+      for (const state of accounts.values())
+        if (state.index !== undefined) {
+          bytes += state.index.bytes
+          memories += state.index.size
+        }
+      return count * (memories >= 1_000 ? bytes / memories : 2 * dims + 2_500)
+    }
+    /**
+     * Drops the accounts searched least recently until the indexes fit the budget: never `keep`,
+     * nor one that is loading or whose lock is held (a sync under way adds to its index).
+     */
+    const makeRoom = (keep: string) =>
+      Effect.sync(() => {
+        let total = held()
+        while (total > budgetBytes) {
+          let coldest: AccountState | undefined
+          for (const [accountId, state] of accounts)
+            if (accountId !== keep && state.index !== undefined && !state.busy && !state.locked)
+              if (coldest === undefined || state.used < coldest.used) coldest = state
+          if (coldest === undefined) return
+          total -= coldest.index!.bytes
+          drop(coldest)
+          evictions++
+        }
+      })
+
+    /** Runs `effect` under the account's lock, marking it held meanwhile (see `makeRoom`). */
+    const locked = <A, E>(state: AccountState, effect: Effect.Effect<A, E>) =>
+      state.lock.withPermit(
+        Effect.suspend(() => {
+          state.locked = true
+          return effect
+        }).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              state.locked = false
+            })
+          )
+        )
+      )
 
     /** Applies chain entries in order: a capture adds the memory as it is now (or drops it, deleted since). */
     const apply = (accountId: string, index: AccountIndex, events: ReadonlyArray<ChainEvent>) =>
@@ -116,7 +230,7 @@ export const make = (
     const loadAll = (accountId: string, pause: Effect.Effect<void>) =>
       Effect.gen(function* () {
         const seq = yield* rows.head(accountId)
-        const index = new AccountIndex(dims)
+        const index = new AccountIndex(dims, rowsDir)
         let after: string | null = null
         for (;;) {
           const page: ReadonlyArray<IndexedRow> = yield* rows.page(accountId, after, pageSize)
@@ -133,7 +247,8 @@ export const make = (
     const catchUp = (accountId: string, state: AccountState, pause: Effect.Effect<void>) =>
       Effect.gen(function* () {
         for (;;) {
-          const done = yield* state.lock.withPermit(
+          const done = yield* locked(
+            state,
             Effect.gen(function* () {
               const events = yield* rows.events(accountId, state.seq, pageSize)
               if (events.length > 0) {
@@ -152,10 +267,15 @@ export const make = (
         }
       })
 
+    /** Lets go of an account's index: its searches read the database until it is loaded again. */
+    const drop = (state: AccountState) => {
+      state.index?.close()
+      state.index = undefined
+      state.serving = false
+    }
     const forget = (state: AccountState) =>
       Effect.sync(() => {
-        state.index = undefined
-        state.serving = false
+        drop(state)
         state.busy = false
       })
 
@@ -171,6 +291,7 @@ export const make = (
                 const loaded = yield* loadAll(accountId, breather)
                 state.index = loaded.index
                 state.seq = loaded.seq
+                yield* makeRoom(accountId)
               }
               yield* catchUp(accountId, state, breather)
               state.busy = false
@@ -219,12 +340,18 @@ export const make = (
 
     const sync = (accountId: string): Effect.Effect<"index" | "database", StoreError> =>
       Effect.suspend(() => {
+        if (!indexes(shard, accountId)) return Effect.succeed("database" as const)
         const state = stateOf(accountId)
-        return state.lock.withPermit(
+        state.used = ++clock
+        return locked(
+          state,
           Effect.gen(function* () {
             if (!state.serving) {
               if (state.busy) return "database" as const
-              if (state.index !== undefined || (yield* rows.count(accountId)) > loadInlineUpTo) {
+              const count = state.index === undefined ? yield* rows.count(accountId) : 0
+              state.declined = expectedBytes(count) > budgetBytes
+              if (state.declined) return "database" as const
+              if (state.index !== undefined || count > loadInlineUpTo) {
                 yield* inBackground(accountId, state)
                 return "database" as const
               }
@@ -233,6 +360,7 @@ export const make = (
               state.seq = loaded.seq
               while (state.index.buildStep()) {}
               state.serving = true
+              yield* makeRoom(accountId)
             }
             const head = yield* rows.head(accountId)
             if (head - state.seq > backlog) {
@@ -246,6 +374,7 @@ export const make = (
                 yield* apply(accountId, state.index!, events)
                 state.seq = events.at(-1)!.seq
                 yield* buildInBackground(state)
+                yield* makeRoom(accountId)
               }
             }
             return "index" as const
@@ -322,7 +451,11 @@ export const make = (
       (): IndexStatus => ({
         serving: [...accounts.values()].filter((s) => s.serving).length,
         loading: [...accounts.values()].filter((s) => s.busy).length,
-        memories: [...accounts.values()].reduce((n, s) => n + (s.index?.size ?? 0), 0)
+        memories: [...accounts.values()].reduce((n, s) => n + (s.index?.size ?? 0), 0),
+        bytes: held(),
+        budgetBytes,
+        evictions,
+        shard: shard === undefined ? null : shardText(shard)
       })
     )
 
@@ -330,8 +463,9 @@ export const make = (
       Effect.gen(function* () {
         for (;;) {
           yield* sync(accountId)
+          if (!indexes(shard, accountId)) return
           const state = stateOf(accountId)
-          if (state.serving) return
+          if (state.serving || state.declined) return
           if (!state.busy) yield* inBackground(accountId, state)
           if (state.work !== undefined) yield* Fiber.await(state.work)
         }
@@ -341,7 +475,12 @@ export const make = (
       // Largest accounts first, one at a time: each is served by the database until its turn.
       yield* Effect.forkIn(
         Effect.gen(function* () {
-          for (const accountId of yield* rows.accounts) yield* ready(accountId)
+          // Only while the indexes fit: past the budget, loading one more would drop another.
+          for (const accountId of yield* rows.accounts) {
+            if (!indexes(shard, accountId)) continue
+            if (held() + expectedBytes(yield* rows.count(accountId)) > budgetBytes) continue
+            yield* ready(accountId)
+          }
         }).pipe(
           Effect.catchCause((cause) =>
             Effect.logWarning("search index: preloading stopped; accounts load on their first search", cause)
@@ -350,7 +489,9 @@ export const make = (
         scope
       )
     }
-    return { search, index: SearchIndex.of({ status, ready }) }
+    const shardOfAccount = (accountId: string) =>
+      shard === undefined ? null : shardText({ index: shardOf(accountId, shard.of), of: shard.of })
+    return { search, index: SearchIndex.of({ status, ready, shardOf: shardOfAccount }) }
   })
 
 /**
@@ -367,12 +508,37 @@ export const layer = (options: IndexOptions = {}) =>
       if (!enabled) {
         const search = makeSearch(sql, pinned.dimensions)
         const off = SearchIndex.of({
-          status: Effect.succeed({ serving: 0, loading: 0, memories: 0 }),
-          ready: () => Effect.void
+          status: Effect.succeed({
+            serving: 0,
+            loading: 0,
+            memories: 0,
+            bytes: 0,
+            budgetBytes: 0,
+            evictions: 0,
+            shard: null
+          }),
+          ready: () => Effect.void,
+          shardOf: () => null
         })
         return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, off))
       }
-      const { search, index } = yield* make(sql, pinned.dimensions, yield* Effect.scope, options)
+      const budgetMb = yield* Config.schema(
+        Schema.Number.check(Schema.isGreaterThan(0)),
+        "UMO_INDEX_MEMORY_MB"
+      ).pipe(Config.option)
+      const shard = yield* shardConfig
+      const { search, index } = yield* make(sql, pinned.dimensions, yield* Effect.scope, {
+        ...options,
+        budgetBytes: Option.match(budgetMb, {
+          onNone: () => options.budgetBytes,
+          onSome: (mb) => mb * 1024 * 1024
+        }),
+        shard: Option.getOrElse(shard, () => options.shard),
+        rowsDir: Option.getOrElse(
+          yield* Config.String("UMO_INDEX_DIR").pipe(Config.option),
+          () => options.rowsDir
+        )
+      })
       return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, index))
     })
   )

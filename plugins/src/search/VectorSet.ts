@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os"
 import usearch from "usearch"
+import { ExactRows } from "./ExactRows.js"
 
 /** A chunk found near a query: its slot in the set and its cosine similarity to the query. */
 export interface NearChunk {
@@ -8,7 +9,7 @@ export interface NearChunk {
 }
 
 /**
- * Below this many live chunks a nearest search scans every vector exactly (about a millisecond
+ * Below this many live chunks a nearest search scans every vector (about a millisecond
  * per 2,000 chunks of 768 dimensions here); at or above it the set keeps an HNSW graph.
  */
 export const graphFrom = 4_000
@@ -18,23 +19,60 @@ const cores = Math.max(1, availableParallelism())
 /** Chunks added to the graph in one synchronous call while it is built: a few ms each. */
 const graphBatch = 64
 
-/** Up to this many chunks, a scan scores each one here; beyond, usearch's exact search ranks them first. */
+/** Up to this many chunks, a scan ranks each one here; beyond, usearch's exact int8 search ranks them. */
 const scannedHere = 256
 
-/** A scanned subset is copied apart this many chunks at a time (24 MB at 768 dimensions). */
+/** A scanned subset is copied apart this many chunks at a time (6 MB at 768 dimensions). */
 const gatheredAtMost = 8_192
 
 /** Chunks not yet in the graph that a graph search still finds by scanning them exactly. */
 const pendingScanned = 2_000
 
 /**
- * The chunk vectors of one account, kept in memory as float32 (as pgvector keeps them), each
- * with the memory slot it belongs to. Similarities are computed exactly, in double precision,
- * as `1 - cosine distance`; the HNSW graph (usearch, vectors quantized to int8) only proposes
- * candidates for large sets, which are then scored exactly.
+ * How many chunks ranked by their int8 copies are then scored exactly to keep the best `k`: the
+ * int8 similarities are within about 0.002 of the exact ones and may misorder near neighbours.
+ */
+const rankedMargin = (k: number) => k + Math.max(16, k >> 1)
+
+/** Rounds a vector to int8, largest component ±127; the scale that multiplies it back. */
+const quantize = (vector: ArrayLike<number>, into: Int8Array): number => {
+  let largest = 0
+  for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!))
+  const scale = largest === 0 ? 0 : largest / 127
+  for (let i = 0; i < vector.length; i++) into[i] = scale === 0 ? 0 : Math.round(vector[i]! / scale)
+  return scale
+}
+
+/** `query · row` in double precision, four sums at once (one running sum makes each step wait for the last). */
+const dot = (query: Float32Array, row: ArrayLike<number>, base: number, dims: number): number => {
+  let d0 = 0
+  let d1 = 0
+  let d2 = 0
+  let d3 = 0
+  let i = 0
+  for (; i + 3 < dims; i += 4) {
+    d0 += query[i]! * row[base + i]!
+    d1 += query[i + 1]! * row[base + i + 1]!
+    d2 += query[i + 2]! * row[base + i + 2]!
+    d3 += query[i + 3]! * row[base + i + 3]!
+  }
+  for (; i < dims; i++) d0 += query[i]! * row[base + i]!
+  return d0 + d1 + (d2 + d3)
+}
+
+/**
+ * The chunk vectors of one account, each with the memory slot it belongs to. In memory they are
+ * int8 with a scale per vector, a quarter of float32's 3 KB a chunk at 768 dimensions; the
+ * float32 vectors (as pgvector keeps them) are in a file (`ExactRows`). Candidates are ranked by
+ * the int8 copies — scanned here, by usearch's exact int8 search, or through the HNSW graph — and
+ * the best few are scored exactly from the file: `1 - cosine distance`, in double precision, the
+ * similarity the database's search gives.
  */
 export class VectorSet {
-  private data: Float32Array
+  private data: Int8Array
+  /** Each row's scale back to its float values. */
+  private scales: Float32Array
+  /** Each chunk's squared norm. */
   private norms: Float64Array
   private owners: Int32Array
   private used = 0
@@ -43,20 +81,37 @@ export class VectorSet {
   /** Chunks added since the graph was made that it does not hold yet (built in batches). */
   private pending: Array<number> = []
   /** Where `scan` copies a subset of the rows (grown as needed, to `gatheredAtMost` rows at most). */
-  private scratch = new Float32Array(0)
+  private scratch = new Int8Array(0)
+  private readonly exact: ExactRows
+  /** One float row read from the file. */
+  private readonly row: Float32Array
 
   constructor(
     readonly dims: number,
-    capacity = 1_024
+    capacity = 1_024,
+    rowsDir?: string
   ) {
-    this.data = new Float32Array(capacity * dims)
+    this.data = new Int8Array(capacity * dims)
+    this.scales = new Float32Array(capacity)
     this.norms = new Float64Array(capacity)
     this.owners = new Int32Array(capacity).fill(-1)
+    this.exact = new ExactRows(dims, rowsDir)
+    this.row = new Float32Array(dims)
   }
 
   /** Live chunks. */
   get size(): number {
     return this.live
+  }
+
+  /**
+   * Bytes this set holds in memory, about: its rows (reserved ahead, as they grow by doubling) and
+   * the graph's own int8 copy of each vector with its links (16 neighbours each way).
+   */
+  get bytes(): number {
+    const rows =
+      this.data.byteLength + this.scales.byteLength + this.norms.byteLength + this.owners.byteLength
+    return rows + this.scratch.byteLength + (this.graph?.size() ?? 0) * (this.dims + 2 * 16 * 8 + 64)
   }
 
   /** Whether `buildStep` has work: a graph to make, or chunks it does not hold yet. */
@@ -66,7 +121,7 @@ export class VectorSet {
 
   /**
    * Whether `nearest` can answer: the graph exists and lacks at most `pendingScanned` chunks
-   * (those it scans exactly). While a large set's graph is being built, the set is scanned.
+   * (those it scans). While a large set's graph is being built, the set is scanned.
    */
   get graphReady(): boolean {
     return this.graph !== undefined && this.pending.length <= pendingScanned
@@ -80,10 +135,10 @@ export class VectorSet {
         throw new Error(`a vector of ${vector.length} dimensions in a set of ${this.dims}`)
       this.reserve(this.used + 1)
       const slot = this.used++
-      const row = this.data.subarray(slot * this.dims, (slot + 1) * this.dims)
-      row.set(vector)
+      this.exact.write(slot, vector)
+      this.scales[slot] = quantize(vector, this.data.subarray(slot * this.dims, (slot + 1) * this.dims))
       let norm = 0
-      for (let i = 0; i < this.dims; i++) norm += row[i]! * row[i]!
+      for (let i = 0; i < this.dims; i++) norm += vector[i]! * vector[i]!
       this.norms[slot] = norm
       this.owners[slot] = owner
       this.live++
@@ -114,27 +169,36 @@ export class VectorSet {
     return this.owners[slot] ?? -1
   }
 
-  /** Cosine similarity of a chunk to a query whose squared norm is `queryNorm`. */
+  /** Cosine similarity of a chunk to a query whose squared norm is `queryNorm`, from its float32 vector. */
   similarity(query: Float32Array, queryNorm: number, slot: number): number {
-    const dims = this.dims
-    const base = slot * dims
-    const data = this.data
-    // Four sums at once: a search scores a few hundred chunks after its embedding, and one running
-    // sum makes each step wait for the last (twice the time here at 768 dimensions).
-    let d0 = 0
-    let d1 = 0
-    let d2 = 0
-    let d3 = 0
-    let i = 0
-    for (; i + 3 < dims; i += 4) {
-      d0 += query[i]! * data[base + i]!
-      d1 += query[i + 1]! * data[base + i + 1]!
-      d2 += query[i + 2]! * data[base + i + 2]!
-      d3 += query[i + 3]! * data[base + i + 3]!
-    }
-    for (; i < dims; i++) d0 += query[i]! * data[base + i]!
     const norms = queryNorm * this.norms[slot]!
-    return norms === 0 ? 0 : (d0 + d1 + (d2 + d3)) / Math.sqrt(norms)
+    return norms === 0 ? 0 : dot(query, this.exact.read(slot, this.row), 0, this.dims) / Math.sqrt(norms)
+  }
+
+  /** The same from the chunk's int8 copy: for ranking only. */
+  private rough(query: Float32Array, queryNorm: number, slot: number): number {
+    const norms = queryNorm * this.norms[slot]!
+    return norms === 0
+      ? 0
+      : (dot(query, this.data, slot * this.dims, this.dims) * this.scales[slot]!) / Math.sqrt(norms)
+  }
+
+  /** The live chunks among `chunks` with the best int8 similarities, `rankedMargin(k)` at most, scored exactly. */
+  private rescored(
+    query: Float32Array,
+    queryNorm: number,
+    k: number,
+    chunks: Iterable<number>
+  ): Array<NearChunk> {
+    const live: Array<{ chunk: number; rough: number }> = []
+    for (const chunk of chunks) if (this.owners[chunk] !== -1) live.push({ chunk, rough: 0 })
+    const wanted = rankedMargin(k)
+    if (live.length > wanted) {
+      for (const c of live) c.rough = this.rough(query, queryNorm, c.chunk)
+      live.sort((a, b) => b.rough - a.rough)
+      live.length = wanted
+    }
+    return live.map(({ chunk }) => ({ chunk, similarity: this.similarity(query, queryNorm, chunk) }))
   }
 
   /**
@@ -160,7 +224,7 @@ export class VectorSet {
     if (batch.length > 0) {
       const vectors = new Float32Array(batch.length * this.dims)
       batch.forEach((slot, i) => {
-        vectors.set(this.data.subarray(slot * this.dims, (slot + 1) * this.dims), i * this.dims)
+        this.exact.read(slot, vectors.subarray(i * this.dims, (i + 1) * this.dims))
       })
       // Every core: a batch holds up the event loop for a few ms either way, and a load of 100,000
       // memories spends most of its time here (80 s on one core).
@@ -170,8 +234,8 @@ export class VectorSet {
   }
 
   /**
-   * The chunks nearest a query by the graph, `k` at most, and every chunk the graph does not hold
-   * yet, all scored exactly; unsorted. Only when `graphReady`; otherwise the caller scans.
+   * The chunks nearest a query by the graph, `k` at most, and the best of the chunks the graph does
+   * not hold yet, all scored exactly; unsorted. Only when `graphReady`; otherwise the caller scans.
    */
   nearest(query: Float32Array, queryNorm: number, k: number): Array<NearChunk> {
     const near: Array<NearChunk> = []
@@ -186,54 +250,61 @@ export class VectorSet {
           near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
       }
     }
-    for (const chunk of this.pending)
-      if (this.owners[chunk] !== -1)
-        near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
+    near.push(...this.rescored(query, queryNorm, k, this.pending))
     return near
   }
 
   /**
    * The `k` chunks nearest a query among `chunks` (every chunk the set ever held, when omitted),
-   * scored exactly; unsorted, removed chunks left out. Few are scored here one by one; more are
-   * ranked by usearch's exact search (SIMD, several times faster) and only those kept are scored
-   * here: a subset is copied, `gatheredAtMost` chunks at a time, into a buffer kept for the
-   * purpose, and each part's `k` nearest are kept.
+   * scored exactly, with a few more that ranked near them; unsorted, removed chunks left out. Few
+   * are ranked here one by one; more by usearch's exact int8 search (SIMD, several times faster):
+   * a subset is copied, `gatheredAtMost` chunks at a time, into a buffer kept for the purpose, and
+   * each part's best are kept.
    */
   scan(query: Float32Array, queryNorm: number, k: number, chunks?: ArrayLike<number>): Array<NearChunk> {
     const count = chunks?.length ?? this.used
-    const near: Array<NearChunk> = []
-    const keep = (chunk: number) => {
-      if (this.owners[chunk] !== -1)
-        near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
-    }
-    if (count <= scannedHere || k >= count) {
-      for (let i = 0; i < count; i++) keep(chunks === undefined ? i : chunks[i]!)
-      return near
-    }
+    const at = (i: number) => (chunks === undefined ? i : chunks[i]!)
+    if (count <= scannedHere || rankedMargin(k) >= count)
+      return this.rescored(
+        query,
+        queryNorm,
+        k,
+        Array.from({ length: count }, (_, i) => at(i))
+      )
+    const rounded = new Int8Array(this.dims)
+    quantize(query, rounded)
+    const ranked: Array<number> = []
     if (chunks === undefined) {
       // Removed chunks still take rows of the set: ask for enough to pass over them.
       const rows = this.data.subarray(0, this.used * this.dims)
-      const wanted = Math.min(this.used, k + (this.used - this.live))
-      for (const key of usearch.exactSearch(rows, query, this.dims, wanted, usearch.MetricKind.Cos, 1).keys)
-        keep(Number(key))
-      return near
-    }
-    for (let from = 0; from < count; from += gatheredAtMost) {
-      const part = Math.min(gatheredAtMost, count - from)
-      const rows = this.gathered(part)
-      for (let i = 0; i < part; i++) {
-        const chunk = chunks[from + i]!
-        rows.set(this.data.subarray(chunk * this.dims, (chunk + 1) * this.dims), i * this.dims)
+      const wanted = Math.min(this.used, rankedMargin(k) + (this.used - this.live))
+      for (const key of usearch.exactSearch(rows, rounded, this.dims, wanted, usearch.MetricKind.Cos, 1).keys)
+        ranked.push(Number(key))
+    } else {
+      for (let from = 0; from < count; from += gatheredAtMost) {
+        const part = Math.min(gatheredAtMost, count - from)
+        const rows = this.gathered(part)
+        for (let i = 0; i < part; i++) {
+          const chunk = chunks[from + i]!
+          rows.set(this.data.subarray(chunk * this.dims, (chunk + 1) * this.dims), i * this.dims)
+        }
+        const wanted = Math.min(rankedMargin(k), part)
+        for (const key of usearch.exactSearch(rows, rounded, this.dims, wanted, usearch.MetricKind.Cos, 1)
+          .keys)
+          ranked.push(chunks[from + Number(key)]!)
       }
-      const found = usearch.exactSearch(rows, query, this.dims, Math.min(k, part), usearch.MetricKind.Cos, 1)
-      for (const key of found.keys) keep(chunks[from + Number(key)]!)
     }
-    return near
+    return this.rescored(query, queryNorm, k, ranked)
+  }
+
+  /** Lets go of the file of float rows; the set answers no more. */
+  close(): void {
+    this.exact.close()
   }
 
   /** A buffer of at least `rows` rows for `scan` to copy a subset into, kept between calls. */
-  private gathered(rows: number): Float32Array {
-    if (this.scratch.length < rows * this.dims) this.scratch = new Float32Array(rows * this.dims)
+  private gathered(rows: number): Int8Array {
+    if (this.scratch.length < rows * this.dims) this.scratch = new Int8Array(rows * this.dims)
     return this.scratch.subarray(0, rows * this.dims)
   }
 
@@ -241,13 +312,16 @@ export class VectorSet {
     const capacity = this.norms.length
     if (rows <= capacity) return
     const next = Math.max(rows, capacity * 2)
-    const data = new Float32Array(next * this.dims)
+    const data = new Int8Array(next * this.dims)
     data.set(this.data)
+    const scales = new Float32Array(next)
+    scales.set(this.scales)
     const norms = new Float64Array(next)
     norms.set(this.norms)
     const owners = new Int32Array(next).fill(-1)
     owners.set(this.owners)
     this.data = data
+    this.scales = scales
     this.norms = norms
     this.owners = owners
   }

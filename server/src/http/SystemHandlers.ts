@@ -1,4 +1,5 @@
 import { Memory } from "@umo/memory"
+import { SearchIndex } from "@umo/plugins"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
@@ -6,8 +7,22 @@ import { UmoApi } from "../api/UmoApi.js"
 export const SystemHandlers = HttpApiBuilder.group(UmoApi, "system", (handlers) =>
   Effect.gen(function* () {
     const memory = yield* Memory
+    const index = yield* SearchIndex
     return handlers
-      .handle("health", () => Effect.succeed({ status: "healthy" as const }))
+      .handle("health", () =>
+        Effect.map(index.status, (status) => ({
+          status: "healthy" as const,
+          index: {
+            serving: status.serving,
+            loading: status.loading,
+            memories: status.memories,
+            held_mb: Math.round((status.bytes / 2 ** 20) * 10) / 10,
+            budget_mb: Math.round(status.budgetBytes / 2 ** 20),
+            evictions: status.evictions,
+            shard: status.shard
+          }
+        }))
+      )
       .handle("signingKeys", () => memory.signingKeys)
   })
 )

@@ -6,10 +6,14 @@ import { clientFor, TestServer } from "../support/TestServer.js"
 
 describe("system", () => {
   it.layer(TestServer(), { timeout: "120 seconds" })((it) => {
-    it.effect("GET /health answers healthy, without a key", () =>
+    it.effect("GET /health answers healthy, without a key, with the search index against its budget", () =>
       Effect.gen(function* () {
         const client = yield* clientFor()
-        expect(yield* client.system.health()).toEqual({ status: "healthy" })
+        const health = yield* client.system.health()
+        expect(health.status).toBe("healthy")
+        // The default budget (UMO_INDEX_MEMORY_MB unset), no shard, nothing dropped.
+        expect(health.index).toMatchObject({ budget_mb: 1024, evictions: 0, shard: null })
+        expect(health.index.held_mb).toBeLessThanOrEqual(health.index.budget_mb)
       })
     )
 
