@@ -403,7 +403,7 @@ describe("fuzzing every call", () => {
     // Still serving, and still correct for a well-formed call.
     const health = await send({ method: "GET", path: "/health", headers: {} })
     expect(health).toMatchObject({ status: 200 })
-    expect(JSON.parse(health.body)).toEqual({ status: "healthy" })
+    expect(JSON.parse(health.body)).toMatchObject({ status: "healthy" })
   }, 900_000)
 
   it("answers 300 requests broken at the HTTP level with a status below 500 and a {detail}", async () => {
