@@ -1,0 +1,202 @@
+/**
+ * Resident memory of what `npm start` runs, summed over its whole process tree (npm, its shell,
+ * the server's node: /proc, children of children), at rest and holding 10,000 and 100,000
+ * memories; and of each part of the server alone (database, models, language engines, index).
+ *
+ *   npm run bench:memory                        # parts, then stages: PGlite at rest and 10k, PostgreSQL at rest, 10k and 100k
+ *   npm run bench:memory -- --parts             # the parts alone
+ *   npm run bench:memory -- --stages            # the stages alone
+ *   npm run bench:memory -- --max 1000000 --index-budget-mb 4096   # up to 1M on PostgreSQL (hours; the default budget of 1,024 MB never loads 1M)
+ *   npm run bench:memory -- --pglite-max 0      # no PGlite stages beyond at rest
+ *   npm run bench:memory -- --database-url postgres://…/empty_db   # a given empty database (else one is made)
+ *   npm run bench:memory -- --no-build          # skip `npm run build` (server/dist as it is)
+ *
+ * A stage: `npm start` with PORT and UMO_DATA_DIR (PGlite) or DATABASE_URL, the API key read
+ * from what it prints on first start; at rest one memory captured through the API, else the
+ * account filled beforehand by the scale corpus's bulk load (bench:search's loader: real
+ * embeddings of LoCoMo turns, the real store) and the server started on it afresh, as a
+ * deployment restarts on its data. Then: until a search is served by the index, one search, one
+ * ask, idle, measured. A run replaces the stages or the parts it measured and keeps the others.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Database } from "@umo/plugins"
+import { Effect, type Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import { bareNodeKb, measureParts, type PartRow } from "./memory/Parts.js"
+import { mb } from "./memory/ProcessTree.js"
+import { chart, partsTable, stagesTable } from "./memory/Report.js"
+import { measureStage, type SourceState, type StageRow } from "./memory/Stages.js"
+import { dataDir } from "./recall/LoCoMo.js"
+import { argument, benchSigningKey, progress, root } from "./support/Cli.js"
+import { machine } from "./support/Machine.js"
+import { publishResults, resultsFile } from "./support/Results.js"
+import * as ScaleCorpus from "./support/ScaleCorpus.js"
+
+const max = Number(argument("max") ?? 100_000)
+const pgliteMax = Number(argument("pglite-max") ?? 10_000)
+const onlyParts = process.argv.includes("--parts")
+const onlyStages = process.argv.includes("--stages")
+const idleSeconds = Number(argument("idle") ?? 10)
+const sizes = [10_000, 100_000, 1_000_000].filter((s) => s <= max)
+/** Loads adding this many memories to PostgreSQL build its HNSW index once, at the end (as bench:search). */
+const rebuildFrom = 50_000
+const turns = join(dataDir(root), "turns.jsonl")
+/** `UMO_INDEX_MEMORY_MB` for the servers (default theirs, 1,024: too small for a million memories). */
+const indexBudgetMb = argument("index-budget-mb")
+
+/**
+ * The sources now: others may edit or rebuild the packages while a long run goes on, so each
+ * stage records the commit, whether the packages' sources differed from it, and when their dist
+ * was last built.
+ */
+const sourceState = (): SourceState => {
+  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim()
+  const built = ["server/dist/main.js", "plugins/dist/search/AccountIndex.js"].map(
+    (f) => statSync(join(root, f)).mtimeMs
+  )
+  return {
+    commit: git("rev-parse", "--short", "HEAD"),
+    edited: git("status", "--porcelain", "--", "core", "plugins", "memory", "server") !== "",
+    dist_built: new Date(Math.max(...built)).toISOString()
+  }
+}
+
+// What `npm start` runs is server/dist: built now, so the figures are of the sources as they are.
+if (!process.argv.includes("--no-build")) {
+  progress("memory: npm run build")
+  const build = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8", maxBuffer: 2 ** 26 })
+  if (build.status !== 0)
+    throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
+}
+
+const parts: Array<PartRow> = onlyStages ? [] : measureParts(root, turns, sizes)
+const bareNodeMb = mb(bareNodeKb())
+
+// The corpus embeds LoCoMo's turns once (cached in .cache/bench); made only when a stage loads.
+let corpus: ScaleCorpus.ScaleCorpus | undefined
+const fill = async (database: Layer.Layer<SqlClient.SqlClient, unknown>, size: number, rebuild: boolean) => {
+  corpus ??= await ScaleCorpus.make({ root, quick: false })
+  const report = await Effect.runPromise(
+    corpus
+      .bulkLoad("default", size, () => ({}), { rebuildVectorIndex: rebuild })
+      .pipe(Effect.provide(corpus.storage(database)))
+  )
+  process.stderr.write("\n")
+  return report.store_seconds + (report.vector_index_seconds ?? 0)
+}
+
+const stages: Array<StageRow> = []
+// Every server signs with the benchmarks' key, the one the bulk load signs the chain with.
+const common = {
+  UMO_SIGNING_KEY: benchSigningKey(),
+  ...(indexBudgetMb === undefined ? {} : { UMO_INDEX_MEMORY_MB: indexBudgetMb })
+}
+const stageOptions = { root, idleSeconds, indexDeadlineMs: 3 * 3_600_000 }
+
+/** One database through its stages: at rest (one memory through the API), then each size. */
+const grow = async (
+  database: StageRow["database"],
+  env: Record<string, string>,
+  layer: Layer.Layer<SqlClient.SqlClient, unknown>,
+  upTo: number
+) => {
+  const rest = await measureStage({
+    ...stageOptions,
+    stage: `${database}: at rest`,
+    database,
+    memories: 1,
+    loadedBy: "POST /v1/process",
+    loadSeconds: null,
+    env: { ...common, ...env },
+    key: undefined,
+    capture: true,
+    source: sourceState()
+  })
+  stages.push(rest.row)
+  let held = 1
+  for (const size of sizes.filter((s) => s <= upTo)) {
+    progress(`memory: ${database}: loading ${size.toLocaleString("en")} memories`)
+    const seconds = await fill(layer, size, database === "PostgreSQL" && size - held >= rebuildFrom)
+    held = size
+    const { row } = await measureStage({
+      ...stageOptions,
+      stage: `${database}: ${size.toLocaleString("en")} memories, restarted`,
+      database,
+      memories: size,
+      loadedBy: "scale corpus bulk load, then a restart",
+      loadSeconds: seconds,
+      env: { ...common, ...env },
+      key: rest.key,
+      capture: false,
+      source: sourceState()
+    })
+    stages.push(row)
+  }
+}
+
+if (!onlyParts) {
+  const dir = mkdtempSync(join(tmpdir(), "umo-bench-memory-"))
+  try {
+    await grow("PGlite", { UMO_DATA_DIR: dir }, Database.pglite({ dataDir: join(dir, "pglite") }), pgliteMax)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // A fresh database of this bench's own, unless one is given; dropped after the run.
+  const given = argument("database-url")
+  const url =
+    given ??
+    execFileSync("bash", [join(root, "scripts", "provision-postgres.sh")], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, UMO_TEST_DATABASE: "umo_bench_memory" }
+    }).trim()
+  try {
+    // UMO_DATA_DIR too: the server keeps files beside the database (a lock, its key) there.
+    const pgDir = mkdtempSync(join(tmpdir(), "umo-bench-memory-pg-"))
+    await grow("PostgreSQL", { DATABASE_URL: url, UMO_DATA_DIR: pgDir }, Database.postgres(url), max)
+    rmSync(pgDir, { recursive: true, force: true })
+  } finally {
+    if (given === undefined)
+      spawnSync("psql", [
+        "-h",
+        "127.0.0.1",
+        "-U",
+        "postgres",
+        "-d",
+        "postgres",
+        "-qc",
+        "DROP DATABASE IF EXISTS umo_bench_memory WITH (FORCE)"
+      ])
+  }
+}
+process.stderr.write("\n")
+
+// The stages or the parts this run did not measure are kept from the last run.
+const file = resultsFile(root, "memory", false, "json")
+const previous = existsSync(file)
+  ? (JSON.parse(readFileSync(file, "utf8")) as { stages?: Array<StageRow>; parts?: Array<PartRow> })
+  : {}
+const keptStages = stages.length > 0 ? stages : (previous.stages ?? [])
+const keptParts = parts.length > 0 ? parts : (previous.parts ?? [])
+const table = [
+  `\`npm start\` (npm, sh, node server/dist/main.js), idle ${idleSeconds} s after one search and one ask; PostgreSQL's own processes are not in the tree.`,
+  "",
+  ...stagesTable(keptStages),
+  "",
+  ...partsTable(keptParts, bareNodeMb)
+].join("\n")
+console.log(table)
+const results = {
+  benchmark: "resident memory of npm start",
+  machine: machine(),
+  quick: false,
+  idle_seconds: idleSeconds,
+  index_budget_mb: indexBudgetMb === undefined ? "server default" : Number(indexBudgetMb),
+  bare_node_mb: bareNodeMb,
+  stages: keptStages,
+  parts: keptParts
+}
+publishResults(root, "memory", results, chart(keptStages, keptParts), table)
