@@ -15,8 +15,8 @@
  * from what it prints on first start; at rest one memory captured through the API, else the
  * account filled beforehand by the scale corpus's bulk load (bench:search's loader: real
  * embeddings of LoCoMo turns, the real store) and the server started on it afresh, as a
- * deployment restarts on its data. Then: until a search is served by the index, one search, one
- * ask, idle, measured. A run replaces the stages or the parts it measured and keeps the others.
+ * deployment restarts on its data. Then: until `GET /health` says the index serves the account,
+ * one search, one ask, idle, measured. A run replaces the stages or the parts it measured and keeps the others.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -48,9 +48,9 @@ const turns = join(dataDir(root), "turns.jsonl")
 const indexBudgetMb = argument("index-budget-mb")
 
 /**
- * The sources now: others may edit or rebuild the packages while a long run goes on, so each
- * stage records the commit, whether the packages' sources differed from it, and when their dist
- * was last built.
+ * The sources now: HEAD, whether the packages' sources differ from it, and when their dist was
+ * last built. Others may edit and rebuild the packages while a long run goes on: each stage says
+ * what the dist was built from and whether it was rebuilt since (then the stage ran their build).
  */
 const sourceState = (): SourceState => {
   const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim()
@@ -71,8 +71,10 @@ if (!process.argv.includes("--no-build")) {
   if (build.status !== 0)
     throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
 }
+const built = sourceState()
+const source = () => ({ ...built, dist_rebuilt_since: sourceState().dist_built !== built.dist_built })
 
-const parts: Array<PartRow> = onlyStages ? [] : measureParts(root, turns, sizes)
+const parts: Array<PartRow> = onlyStages ? [] : measureParts(root, turns, sizes, idleSeconds)
 const bareNodeMb = mb(bareNodeKb())
 
 // The corpus embeds LoCoMo's turns once (cached in .cache/bench); made only when a stage loads.
@@ -113,7 +115,7 @@ const grow = async (
     env: { ...common, ...env },
     key: undefined,
     capture: true,
-    source: sourceState()
+    source: source()
   })
   stages.push(rest.row)
   let held = 1
@@ -131,7 +133,7 @@ const grow = async (
       env: { ...common, ...env },
       key: rest.key,
       capture: false,
-      source: sourceState()
+      source: source()
     })
     stages.push(row)
   }
@@ -186,7 +188,7 @@ const table = [
   "",
   ...stagesTable(keptStages),
   "",
-  ...partsTable(keptParts, bareNodeMb)
+  ...partsTable(keptParts, bareNodeMb, idleSeconds)
 ].join("\n")
 console.log(table)
 const results = {

@@ -2,13 +2,14 @@
  * One part of the server alone, in a process of its own, run by plain Node (its type stripping,
  * not tsx: tsx's compiler would be counted too) on the built packages, as `npm start` runs them:
  *
- *   node bench/src/memory/Part.ts '{"part":"embedder","root":"/work/main","turns":"…/turns.jsonl"}'
+ *   node --expose-gc bench/src/memory/Part.ts '{"part":"embedder","root":"/work/main","turns":"…/turns.jsonl","settleSeconds":10}'
  *
  * It does what the server does for that part (the same worker modules, on the same kind of
  * thread, with the same workerData), waits for the process to settle, and prints one line of JSON:
  * its resident memory then (VmRSS), its peak (VmHWM), RssAnon, RssFile and threads. `baseline`
  * does nothing: the cost of this script in a bare Node, which the other parts are measured over.
- * Run with `--expose-gc` for the figure after a collection. Only erasable TypeScript here (Node strips the types), and only type imports from the sources.
+ * `--expose-gc` gives the figure after a collection too. Only erasable TypeScript here (Node
+ * strips the types), and only type imports from the sources.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -25,6 +26,10 @@ export interface PartRequest {
   readonly turns: string
   /** Memories in the index (`index` only). */
   readonly memories?: number
+  /** PGlite's data directory (`pglite` only): a new one is made by PostgreSQL's initdb on first open. */
+  readonly dataDir?: string
+  /** Seconds to wait after the work before measuring (the stages' idle time). */
+  readonly settleSeconds: number
 }
 
 export type PartName =
@@ -143,10 +148,10 @@ const syntheticRow = (i: number, random: () => number): IndexedRow => {
 /** Each part's work; the index's answers its estimate of itself in kB. */
 const parts: Record<PartName, () => Promise<unknown>> = {
   baseline: async () => undefined,
-  // PGlite on its thread (PgliteWorker.js, as PgliteSqlClient starts it), opened on a fresh data
-  // directory with pgvector, then one query.
+  // PGlite on its thread (PgliteWorker.js, as PgliteSqlClient starts it), opened with pgvector on
+  // the data directory given (new or made by an earlier run), then one query.
   pglite: async () => {
-    const dir = mkdtempSync(join(tmpdir(), "umo-bench-memory-pglite-"))
+    const dir = request.dataDir ?? mkdtempSync(join(tmpdir(), "umo-bench-memory-pglite-"))
     const worker = new Worker(new URL(dist("plugins/dist/storage/PgliteWorker.js")))
     const ask = (message: object) =>
       new Promise<void>((resolve, reject) => {
@@ -163,7 +168,8 @@ const parts: Record<PartName, () => Promise<unknown>> = {
       params: [],
       rowMode: "object"
     })
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+    if (request.dataDir === undefined)
+      process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
   },
   // The embedding model on its thread (OnnxEmbedderWorker.js in a piscina pool of one, the
   // workerData TransformersEmbedder gives it): loaded, then one short text.
@@ -185,7 +191,7 @@ const parts: Record<PartName, () => Promise<unknown>> = {
     )
     for (const text of longTexts(32)) await embed.run({ texts: [text] })
   },
-  // The same 32 texts in one call: onnxruntime's arena grows to the batch's activations.
+  // The same 32 texts in one call: the batch's activations at once (its peak).
   "embedder-32-batch": async () => {
     const embed = await pool(
       "plugins/dist/embedders/TransformersEmbedder.js",
@@ -237,8 +243,9 @@ const field = (status: string, name: string) =>
 const started = performance.now()
 const estimate = await parts[request.part]()
 const seconds = Math.round((performance.now() - started) / 100) / 10
-// Settled: threads that finish loading after the call, allocations returned to the system.
-await new Promise((resolve) => setTimeout(resolve, 3_000))
+// Settled: threads that finish loading after the call, allocations returned to the system (PGlite's
+// thread gives back 80-250 MB some seconds after it opens: 3 s was not always enough).
+await new Promise((resolve) => setTimeout(resolve, request.settleSeconds * 1000))
 const status = readFileSync("/proc/self/status", "utf8")
 globalThis.gc?.()
 await new Promise((resolve) => setTimeout(resolve, 500))

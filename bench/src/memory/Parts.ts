@@ -3,6 +3,8 @@
  * `baseline` part (the same script doing nothing) and beside a bare `node -e`.
  */
 import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { progress } from "../support/Cli.js"
 import type { PartFigures, PartName, PartRequest } from "./Part.js"
@@ -18,9 +20,10 @@ export interface PartRow {
   readonly over_baseline_mb: { readonly rss: number; readonly peak: number; readonly after_gc: number }
 }
 
-const descriptions: Record<PartName, string> = {
+const descriptions: Record<string, string> = {
   baseline: "this script in a bare Node, doing nothing (the baseline)",
   pglite: "PGlite with pgvector opened on its thread (PgliteWorker), one query",
+  "pglite reopened": "the same, on the data directory the line above made (a restart)",
   embedder: "embedding model (all-mpnet-base-v2 int8) loaded on its thread, one short text",
   "embedder-32-single":
     "embedding model, 32 texts of 1,000 characters one per call (as the server runs int8)",
@@ -62,37 +65,57 @@ export const bareNodeKb = () => {
   return Number(child.stdout.trim())
 }
 
-/** Every part once, the index at each of `indexSizes`; the baseline first. */
-export const measureParts = (root: string, turns: string, indexSizes: ReadonlyArray<number>) => {
-  const wanted: Array<{ part: PartName; memories?: number }> = [
-    { part: "baseline" },
-    { part: "pglite" },
-    { part: "embedder" },
-    { part: "embedder-32-single" },
-    { part: "embedder-32-batch" },
-    { part: "reranker" },
-    { part: "nlp" },
-    ...indexSizes.map((memories) => ({ part: "index" as const, memories }))
+/** Every part once, PGlite on a new data directory and again on it, the index at each of `indexSizes`. */
+export const measureParts = (
+  root: string,
+  turns: string,
+  indexSizes: ReadonlyArray<number>,
+  settleSeconds: number
+) => {
+  const pgliteDir = join(mkdtempSync(join(tmpdir(), "umo-bench-memory-pglite-")), "pglite")
+  const wanted: Array<{ part: PartName; label: string; memories?: number; dataDir?: string }> = [
+    { part: "baseline", label: "baseline" },
+    { part: "pglite", label: "pglite", dataDir: pgliteDir },
+    { part: "pglite", label: "pglite reopened", dataDir: pgliteDir },
+    { part: "embedder", label: "embedder" },
+    { part: "embedder-32-single", label: "embedder-32-single" },
+    { part: "embedder-32-batch", label: "embedder-32-batch" },
+    { part: "reranker", label: "reranker" },
+    { part: "nlp", label: "nlp" },
+    ...indexSizes.map((memories) => ({
+      part: "index" as const,
+      label: `index ${memories.toLocaleString("en")}`,
+      memories
+    }))
   ]
   const rows: Array<PartRow> = []
   let baseline: PartFigures | undefined
-  for (const { part, memories } of wanted) {
-    progress(
-      `memory: part ${part}${memories === undefined ? "" : ` (${memories.toLocaleString("en")} memories)`}`
-    )
-    const figures = run(root, { part, root, turns, ...(memories === undefined ? {} : { memories }) })
-    baseline ??= figures
-    rows.push({
-      part: memories === undefined ? part : `${part} ${memories.toLocaleString("en")}`,
-      description: descriptions[part],
-      ...(memories === undefined ? {} : { memories }),
-      figures,
-      over_baseline_mb: {
-        rss: mb(figures.rss_kb - baseline.rss_kb),
-        peak: mb(figures.peak_rss_kb - baseline.peak_rss_kb),
-        after_gc: mb(figures.rss_after_gc_kb - baseline.rss_after_gc_kb)
-      }
-    })
+  try {
+    for (const { part, label, memories, dataDir } of wanted) {
+      progress(`memory: part ${label}`)
+      const figures = run(root, {
+        part,
+        root,
+        turns,
+        settleSeconds,
+        ...(memories === undefined ? {} : { memories }),
+        ...(dataDir === undefined ? {} : { dataDir })
+      })
+      baseline ??= figures
+      rows.push({
+        part: label,
+        description: descriptions[label] ?? descriptions[part]!,
+        ...(memories === undefined ? {} : { memories }),
+        figures,
+        over_baseline_mb: {
+          rss: mb(figures.rss_kb - baseline.rss_kb),
+          peak: mb(figures.peak_rss_kb - baseline.peak_rss_kb),
+          after_gc: mb(figures.rss_after_gc_kb - baseline.rss_after_gc_kb)
+        }
+      })
+    }
+  } finally {
+    rmSync(join(pgliteDir, ".."), { recursive: true, force: true })
   }
   process.stderr.write("\n")
   return rows

@@ -16,21 +16,25 @@ const wrappers = (r: StageRow) =>
     .map((p) => `${role(p)} ${mb(p.rss_kb)}`)
     .join(", ")
 
+/** What the server ran: the dist's commit, "+ edits" when the sources differed from it. */
+const built = (r: StageRow) =>
+  `${r.source.commit}${r.source.edited ? " + edits" : ""}${r.source.dist_rebuilt_since ? ", dist rebuilt by others meanwhile" : ""}`
+
 const serving = (r: StageRow) => (r.index_serving_ms === null ? "not loaded" : thousands(r.index_serving_ms))
 
 export const stagesTable = (stages: ReadonlyArray<StageRow>) => [
-  "| stage | database | memories | whole tree RSS MB | server node RSS MB (anon / file) | server peak MB | npm and shell MB | threads: server / tree | index's own estimate MB (`/health` `held_mb`) | tree RSS at index serving MB | start-up ms: healthy / index serving | account filled by | measured (commit) |",
+  "| stage | database | memories | whole tree RSS MB | server node RSS MB (anon / file) | server peak MB | npm and shell MB | threads: server / tree | index's own estimate MB (`/health` `held_mb`) | tree RSS at index serving MB | start-up ms: healthy / index serving | account filled by | measured (built from) |",
   "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...stages.map(
     (r) =>
-      `| ${r.stage} | ${r.database} | ${thousands(r.memories)} | **${r.tree_rss_mb}** | ${r.server.rss_mb} (${r.server.rss_anon_mb} / ${r.server.rss_file_mb}) | ${r.server.peak_rss_mb} | ${wrappers(r)} | ${r.server.threads} / ${r.tree_threads} | ${r.health_index?.held_mb ?? "–"} | ${r.tree_rss_at_index_serving_mb} | ${thousands(r.healthy_ms)} / ${serving(r)} | ${r.loaded_by}${r.load_seconds === null ? "" : ` (${thousands(r.load_seconds)} s)`} | ${r.measured} (${r.source?.commit ?? "–"}${r.source?.edited ? ", edited" : ""}) |`
+      `| ${r.stage} | ${r.database} | ${thousands(r.memories)} | **${r.tree_rss_mb}** | ${r.server.rss_mb} (${r.server.rss_anon_mb} / ${r.server.rss_file_mb}) | ${r.server.peak_rss_mb} | ${wrappers(r)} | ${r.server.threads} / ${r.tree_threads} | ${r.health_index?.held_mb ?? "–"} | ${r.tree_rss_at_index_serving_mb} | ${thousands(r.healthy_ms)} / ${serving(r)} | ${r.loaded_by}${r.load_seconds === null ? "" : ` (${thousands(r.load_seconds)} s)`} | ${r.measured} (${built(r)}) |`
   )
 ]
 
-export const partsTable = (parts: ReadonlyArray<PartRow>, bareNodeMb: number) => {
+export const partsTable = (parts: ReadonlyArray<PartRow>, bareNodeMb: number, settleSeconds: number) => {
   const baseline = parts.find((p) => p.part === "baseline")
   return [
-    `Each part alone in a fresh Node process (\`bench/src/memory/Part.ts\`, built packages), measured 3 s after its work; over the baseline: the same script doing nothing, ${baseline ? mb(baseline.figures.rss_kb) : "–"} MB (a bare \`node -e\`: ${bareNodeMb} MB; the rest is Node's type stripping of the script). "After GC": after a full collection of the main thread's heap.`,
+    `Each part alone in a fresh Node process (\`bench/src/memory/Part.ts\`, built packages, \`MALLOC_MMAP_THRESHOLD_\` as \`npm start\` sets it), measured ${settleSeconds} s after its work; over the baseline: the same script doing nothing, ${baseline ? mb(baseline.figures.rss_kb) : "–"} MB (a bare \`node -e\`: ${bareNodeMb} MB; the rest is Node's type stripping of the script). "After GC": after a full collection of the main thread's heap.`,
     "",
     "| part | RSS over baseline MB | peak over baseline MB | after GC over baseline MB | RSS MB (anon / file) | threads | seconds | index's own estimate MB |",
     "|---|---|---|---|---|---|---|---|",
@@ -49,6 +53,7 @@ const stageLabel = (r: StageRow) =>
 const partLabel = (p: PartRow) =>
   ({
     pglite: "PGlite",
+    "pglite reopened": "PGlite again",
     embedder: "embedder",
     "embedder-32-single": "emb. 32×1",
     "embedder-32-batch": "emb. 1×32",
@@ -72,7 +77,7 @@ export const chart = (stages: ReadonlyArray<StageRow>, parts: ReadonlyArray<Part
       ]
     }),
     barChart({
-      title: "Each part alone: MB over a bare Node process",
+      title: "Each part alone: MB over the baseline process",
       yLabel: "MB",
       categories: parts.filter((p) => p.part !== "baseline").map(partLabel),
       series: [

@@ -40,8 +40,8 @@ export interface StageRow {
   readonly index_serving_ms: number | null
   /** `/health`'s index figures when measured: `held_mb` is the index's own estimate of its memory. */
   readonly health_index: IndexHealth | undefined
-  /** The sources when the stage ran (see `sourceState` in memory.ts): others may rebuild meanwhile. */
-  readonly source: SourceState
+  /** What server/dist was built from (see `sourceState` in memory.ts), and whether it was rebuilt since. */
+  readonly source: SourceState & { readonly dist_rebuilt_since: boolean }
   readonly idle_seconds: number
   readonly measured: string
 }
@@ -84,7 +84,7 @@ export const measureStage = async (o: StageOptions): Promise<{ row: StageRow; ke
     if (key === undefined) throw new Error(`the server printed no API key:\n${server.output()}`)
     if (o.capture) await call(server.baseUrl, key, "/v1/process", { content: memory })
     progress(`memory: ${o.stage}: waiting for the index to serve`)
-    const servingMs = await untilIndexServes(server, o.memories, o.indexDeadlineMs)
+    const servingMs = await untilIndexServes(server, key, o.memories, o.indexDeadlineMs)
     const atServing = sampleTree(server.pid)
     await call(server.baseUrl, key, "/v1/search", { query: question })
     await call(server.baseUrl, key, "/v1/ask", { question })
