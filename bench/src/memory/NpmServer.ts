@@ -5,7 +5,7 @@
  * `npm start` runs (npm, a shell, node on server/dist), so the tree it measures is a user's.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { freePort } from "../../../server/test/support/ServerProcess.js"
+import { freePort, untilHealthy } from "../../../server/test/support/ServerProcess.js"
 import { descendants, processFacts } from "./ProcessTree.js"
 
 export interface NpmServer {
@@ -64,27 +64,19 @@ export const startNpmServer = async (
     clearTimeout(timeout)
   }
 
-  const deadline = Date.now() + 180_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`)
-    const healthy = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) }).then(
-      (r) => r.ok,
-      () => false
-    )
-    if (healthy)
-      return {
-        baseUrl,
-        pid,
-        printedKey: keyPattern.exec(output)?.[0],
-        healthyMs: Math.round(performance.now() - spawnedAt),
-        spawnedAt,
-        stop,
-        output: () => output
-      }
-    await new Promise((resolve) => setTimeout(resolve, 200))
+  if (!(await untilHealthy(baseUrl, child, () => output, "npm start"))) {
+    await stop()
+    throw new Error(`npm start was not healthy in 180 s:\n${output}`)
   }
-  await stop()
-  throw new Error(`npm start was not healthy in 180 s:\n${output}`)
+  return {
+    baseUrl,
+    pid,
+    printedKey: keyPattern.exec(output)?.[0],
+    healthyMs: Math.round(performance.now() - spawnedAt),
+    spawnedAt,
+    stop,
+    output: () => output
+  }
 }
 
 /** POSTs JSON with the key; the body and the `Server-Timing` header. Fails on an error status. */

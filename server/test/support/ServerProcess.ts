@@ -9,6 +9,31 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
+/**
+ * Waits until `GET /health` answers 200: true, or false after 180 s; fails at once when the
+ * process exits (with what it printed). Each probe is bounded: an answer that never comes (a port another
+ * test's process took between freePort and the bind, a process stuck in its teardown) must not
+ * stall the loop, which is what notices that the server exited.
+ */
+export const untilHealthy = async (
+  baseUrl: string,
+  child: ChildProcess,
+  output: () => string,
+  name: string
+): Promise<boolean> => {
+  const deadline = Date.now() + 180_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output()}`)
+    const healthy = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.ok,
+      () => false
+    )
+    if (healthy) return true
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return false
+}
+
 /** A port nothing listens on now (the operating system's choice). */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -95,30 +120,19 @@ export const startServer = async (
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
     return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
   }
-  const deadline = Date.now() + 180_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`)
-    // A bounded probe: an answer that never comes (a port another test's process took between
-    // freePort and the bind, a process stuck in its teardown) must not stall the loop, which
-    // is what notices that the server exited.
-    const healthy = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) }).then(
-      (r) => r.ok,
-      () => false
-    )
-    if (healthy)
-      return {
-        baseUrl,
-        dataDir,
-        startupMs: Math.round(performance.now() - spawned),
-        rssMb,
-        stop,
-        kill,
-        output: () => output
-      }
-    await new Promise((resolve) => setTimeout(resolve, 250))
+  if (!(await untilHealthy(baseUrl, child, () => output, "the server"))) {
+    await stop()
+    throw new Error(`the server did not become healthy in 180 s:\n${output}`)
   }
-  await stop()
-  throw new Error(`the server did not become healthy in 180 s:\n${output}`)
+  return {
+    baseUrl,
+    dataDir,
+    startupMs: Math.round(performance.now() - spawned),
+    rssMb,
+    stop,
+    kill,
+    output: () => output
+  }
 }
 
 /**
