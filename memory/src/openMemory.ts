@@ -17,7 +17,7 @@
 import { join } from "node:path"
 import * as Client from "@umo/client"
 import { type Account, AccountStore } from "@umo/core"
-import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
+import { Database, EmbedderChoice, IndexedMemorySearch, SigningKey, StorageStack } from "@umo/plugins"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema, Stream } from "effect"
 import { memoryLayer, type UmoConfig } from "./Config.js"
 import { isMemoryError, type MemoryError, statusOf } from "./Errors.js"
@@ -75,7 +75,8 @@ const storageOf = (options: OpenMemoryOptions) => {
         ? Database.pglite({ dataDir: join(dataDir, "pglite") })
         : Database.postgres(options.databaseUrl),
     signingKey: SigningKey.layer({ dataDir, pem: options.signingKey }),
-    embedder: options.embedder ?? EmbedderChoice.layerConfig
+    embedder: options.embedder ?? EmbedderChoice.layerConfig,
+    searchIndex: { snapshotDir: IndexedMemorySearch.snapshotDirIn(dataDir) }
   })
 }
 

@@ -1,7 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Embedder } from "@umo/core"
 import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
-import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
+import { EmbedderChoice, StorageStack } from "@umo/plugins"
 import { warmUp } from "@umo/plugins/nlp"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -29,7 +29,7 @@ import { ensureKeys } from "./keys/Bootstrap.js"
  * `UMO_EMBEDDER` picks.
  */
 export const StorageConfig = (embedder: Layer.Layer<Embedder, unknown> = EmbedderChoice.layerConfig) =>
-  StorageStack.layer({ database: Database.layerConfig, signingKey: SigningKey.layerConfig, embedder })
+  StorageStack.layerConfig(embedder)
 
 /**
  * `/openapi.json` and the docs page at `/docs`: the API's document, completed (`completeDocument`)

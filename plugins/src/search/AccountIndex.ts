@@ -17,6 +17,15 @@ import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 
+/** A chunk as a snapshot of the vector graph names it (see `AccountIndex.graphChunks`). */
+export interface GraphChunk {
+  readonly umo_id: string
+  /** Its place among the memory's chunks. */
+  readonly chunk: number
+  /** Its vector's (`VectorSet.fingerprint`). */
+  readonly fingerprint: Buffer
+}
+
 /** A memory as the index loads it from the store. */
 export interface IndexedRow extends FilterableMemory {
   readonly umo_id: string
@@ -125,6 +134,55 @@ export class AccountIndex {
   /** Builds a batch of the vector graph; whether more remain. */
   buildStep(): boolean {
     return this.vectors.buildStep()
+  }
+
+  /** Keys in the vector graph (removed ones included): what a snapshot of it holds. */
+  get graphKeys(): number {
+    return this.vectors.graphKeys
+  }
+
+  /**
+   * The chunk each key of the vector graph holds, in key order: its memory, its place among the
+   * memory's chunks and its vector's fingerprint; undefined for a key removed since.
+   */
+  *graphChunks(): Generator<GraphChunk | undefined> {
+    for (const slot of this.vectors.graphSlots()) {
+      const entry = slot === -1 ? undefined : this.entries[this.vectors.owner(slot)]
+      yield entry === undefined
+        ? undefined
+        : {
+            umo_id: entry.umo_id,
+            chunk: entry.chunks.indexOf(slot),
+            fingerprint: this.vectors.fingerprint(slot)
+          }
+    }
+  }
+
+  /** Writes the vector graph to `path`; false when the index has none. */
+  saveGraph(path: string): boolean {
+    return this.vectors.saveGraph(path)
+  }
+
+  /**
+   * Takes the vector graph saved at `path` (by `saveGraph`, with `chunkAt(key)` as `graphChunks`
+   * gave them) instead of building it: a key is kept only where the index holds that chunk of
+   * that memory with the same vector; the rest of its chunks are built by `buildStep`. Before
+   * the graph is built. How many keys were kept.
+   */
+  adoptGraph(path: string, keys: number, chunkAt: (key: number) => GraphChunk | undefined): number {
+    const slots = new Int32Array(keys).fill(-1)
+    let kept = 0
+    for (let key = 0; key < keys; key++) {
+      const chunk = chunkAt(key)
+      const memory = chunk === undefined ? undefined : this.byId.get(chunk.umo_id)
+      const slot = memory === undefined ? undefined : this.entries[memory]!.chunks[chunk!.chunk]
+      if (slot !== undefined && this.vectors.fingerprint(slot).equals(chunk!.fingerprint)) {
+        slots[key] = slot
+        kept++
+      }
+    }
+    this.vectors.adoptGraph(path, slots)
+    return kept
   }
 
   has(umoId: string): boolean {

@@ -135,6 +135,15 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
       Number(row?.seq ?? 0)
     ).pipe(Effect.mapError(storeError("could not read the chain's head")))
 
+  /** The hash of the account's chain entry at `seq`, if there is one. */
+  const entryHash = (accountId: string, seq: number) =>
+    Effect.map(
+      sql<{
+        entry_hash: string
+      }>`SELECT entry_hash FROM ledger_entries WHERE account_id = ${accountId} AND seq = ${seq}`,
+      ([row]) => row?.entry_hash
+    ).pipe(Effect.mapError(storeError("could not read the chain")))
+
   /** Up to `limit` chain entries after position `after`, in order. */
   const events = (accountId: string, after: number, limit: number) =>
     Effect.map(
@@ -164,7 +173,7 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
       ([row]) => Number(row?.documents ?? 0)
     ).pipe(Effect.mapError(storeError("could not count the account's memories")))
 
-  return { page, byIds, head, events, lexemes, accounts, count }
+  return { page, byIds, head, entryHash, events, lexemes, accounts, count }
 }
 
 export type IndexRows = ReturnType<typeof makeIndexRows>

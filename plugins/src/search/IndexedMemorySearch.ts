@@ -1,3 +1,4 @@
+import { join } from "node:path"
 import { Embedder, MemorySearch, makeMemorySearch, type StoreError } from "@umo/core"
 import {
   Cache,
@@ -20,6 +21,7 @@ import { makeSearch } from "../storage/SqlMemorySearch.js"
 import { AccountIndex, type IndexedRow } from "./AccountIndex.js"
 import { type ChainEvent, type IndexRows, makeIndexRows } from "./IndexRows.js"
 import { type IndexShard, indexes, shardConfig, shardOf, shardText } from "./IndexShard.js"
+import { makeIndexSnapshots } from "./IndexSnapshots.js"
 
 export interface IndexOptions {
   /** Accounts with at most this many memories are loaded inside the first search that needs them. */
@@ -40,6 +42,8 @@ export interface IndexOptions {
   readonly shard?: IndexShard | undefined
   /** Where the indexes keep their float32 vectors (see `ExactRows`). */
   readonly rowsDir?: string | undefined
+  /** Where the accounts' vector graphs are saved to be taken up again after a restart (see `IndexSnapshots`); none when unset. */
+  readonly snapshotDir?: string | undefined
 }
 
 /** How far the in-process index is: accounts it serves, accounts being loaded, memories held. */
@@ -90,6 +94,8 @@ interface AccountState {
   locked: boolean
   /** Whether the account is too large for the budget: its searches read the database. */
   declined: boolean
+  /** Whether a snapshot of its graph is due to be taken (see `snapshotSoon`). */
+  snapshotDue: boolean
 }
 
 /** What `UMO_INDEX_MEMORY_MB` is when unset: 1 GiB. */
@@ -118,12 +124,14 @@ export const make = (
     preload = true,
     budgetBytes = defaultBudgetBytes,
     shard,
-    rowsDir
+    rowsDir,
+    snapshotDir
   }: IndexOptions = {}
 ) =>
   Effect.gen(function* () {
     const database = makeSearch(sql, dims)
     const rows: IndexRows = makeIndexRows(sql)
+    const snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)
     const accounts = new Map<string, AccountState>()
     yield* Scope.addFinalizer(
       scope,
@@ -151,7 +159,8 @@ export const make = (
           building: false,
           used: 0,
           locked: false,
-          declined: false
+          declined: false,
+          snapshotDue: false
         }
         accounts.set(accountId, state)
       }
@@ -213,6 +222,8 @@ export const make = (
     /** Applies chain entries in order: a capture adds the memory as it is now (or drops it, deleted since). */
     const apply = (accountId: string, index: AccountIndex, events: ReadonlyArray<ChainEvent>) =>
       Effect.gen(function* () {
+        // Nothing deleted may stay on disk in a snapshot: it goes now, a new one follows.
+        if (events.some((e) => e.kind === "delete")) snapshots?.forget(accountId)
         const captured = events.filter((e) => e.kind === "capture").map((e) => e.umo_id)
         const loaded = new Map((yield* rows.byIds(accountId, captured)).map((row) => [row.umo_id, row]))
         for (const event of events) {
@@ -240,6 +251,7 @@ export const make = (
           after = page.at(-1)!.umo_id
         }
         index.settle()
+        if (snapshots !== undefined) yield* snapshots.restore(accountId, index)
         return { index, seq }
       })
 
@@ -265,6 +277,40 @@ export const make = (
           if (done) return
           yield* pause
         }
+      })
+
+    /**
+     * Takes a snapshot of the account's graph if one is due (`IndexSnapshots.capture` decides: the
+     * graph whole, grown or changed since the last), in the background: its files are written
+     * under the account's lock, then hashed and named without it.
+     */
+    const snapshotSoon = (accountId: string, state: AccountState) =>
+      Effect.suspend(() => {
+        if (snapshots === undefined || state.snapshotDue) return Effect.void
+        state.snapshotDue = true
+        return Effect.asVoid(
+          Effect.forkIn(
+            Effect.gen(function* () {
+              const commit = yield* locked(
+                state,
+                Effect.suspend(() =>
+                  state.index === undefined || !state.serving
+                    ? Effect.succeed(undefined)
+                    : snapshots.capture(accountId, state.index, state.seq)
+                )
+              )
+              if (commit !== undefined) yield* commit
+            }).pipe(
+              Effect.catchCause((cause) => Effect.logWarning("search index: a snapshot failed", cause)),
+              Effect.ensuring(
+                Effect.sync(() => {
+                  state.snapshotDue = false
+                })
+              )
+            ),
+            scope
+          )
+        )
       })
 
     /** Lets go of an account's index: its searches read the database until it is loaded again. */
@@ -295,6 +341,7 @@ export const make = (
               }
               yield* catchUp(accountId, state, breather)
               state.busy = false
+              yield* snapshotSoon(accountId, state)
             }).pipe(
               Effect.catchCause((cause) =>
                 Effect.andThen(
@@ -318,7 +365,7 @@ export const make = (
      * Adds the chunks captured since the load to the vector graph, a batch at a time between other
      * work (until then searches scan them exactly: `VectorSet.nearest`).
      */
-    const buildInBackground = (state: AccountState) =>
+    const buildInBackground = (accountId: string, state: AccountState) =>
       Effect.suspend(() => {
         if (state.building || state.index?.graphBehind !== true) return Effect.void
         state.building = true
@@ -331,7 +378,8 @@ export const make = (
                 Effect.sync(() => {
                   state.building = false
                 })
-              )
+              ),
+              Effect.andThen(snapshotSoon(accountId, state))
             ),
             scope
           )
@@ -361,6 +409,7 @@ export const make = (
               while (state.index.buildStep()) {}
               state.serving = true
               yield* makeRoom(accountId)
+              yield* snapshotSoon(accountId, state)
             }
             const head = yield* rows.head(accountId)
             if (head - state.seq > backlog) {
@@ -373,8 +422,9 @@ export const make = (
               if (events.length > 0) {
                 yield* apply(accountId, state.index!, events)
                 state.seq = events.at(-1)!.seq
-                yield* buildInBackground(state)
+                yield* buildInBackground(accountId, state)
                 yield* makeRoom(accountId)
+                yield* snapshotSoon(accountId, state)
               }
             }
             return "index" as const
@@ -476,7 +526,9 @@ export const make = (
       yield* Effect.forkIn(
         Effect.gen(function* () {
           // Only while the indexes fit: past the budget, loading one more would drop another.
-          for (const accountId of yield* rows.accounts) {
+          const listed = yield* rows.accounts
+          snapshots?.prune(new Set(listed))
+          for (const accountId of listed) {
             if (!indexes(shard, accountId)) continue
             if (held() + expectedBytes(yield* rows.count(accountId)) > budgetBytes) continue
             yield* ready(accountId)
@@ -493,6 +545,15 @@ export const make = (
       shard === undefined ? null : shardText({ index: shardOf(accountId, shard.of), of: shard.of })
     return { search, index: SearchIndex.of({ status, ready, shardOf: shardOfAccount }) }
   })
+
+/** Where a deployment whose files are in `dataDir` keeps the graphs' snapshots (the server's and `openMemory`'s default). */
+export const snapshotDirIn = (dataDir: string) => join(dataDir, "index-snapshots")
+
+/** `UMO_INDEX_SNAPSHOT_DIR` when set (`off`: none), else the directory the caller gives (none when it gives none). */
+const snapshotDirConfig = (given: string | undefined) =>
+  Effect.map(Config.String("UMO_INDEX_SNAPSHOT_DIR").pipe(Config.option), (configured) =>
+    Option.match(configured, { onNone: () => given, onSome: (dir) => (dir === "off" ? undefined : dir) })
+  )
 
 /**
  * MemorySearch served by the in-process index (see `make`), with the SearchIndex service beside
@@ -537,7 +598,8 @@ export const layer = (options: IndexOptions = {}) =>
         rowsDir: Option.getOrElse(
           yield* Config.String("UMO_INDEX_DIR").pipe(Config.option),
           () => options.rowsDir
-        )
+        ),
+        snapshotDir: yield* snapshotDirConfig(options.snapshotDir)
       })
       return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, index))
     })

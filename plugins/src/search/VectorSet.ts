@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { availableParallelism } from "node:os"
 import usearch from "usearch"
 import { ExactRows } from "./ExactRows.js"
@@ -78,6 +79,13 @@ export class VectorSet {
   private used = 0
   private live = 0
   private graph: InstanceType<typeof usearch.Index> | undefined
+  /**
+   * Each slot's key in the graph (-1 while it holds none) and each key's slot: a graph read from a
+   * snapshot keeps the keys it was saved with, which need not be the slots of this load.
+   */
+  private keyOfSlot: Int32Array
+  private slotOfKey = new Int32Array(0)
+  private nextKey = 0
   /** Chunks added since the graph was made that it does not hold yet (built in batches). */
   private pending: Array<number> = []
   /** Where `scan` copies a subset of the rows (grown as needed, to `gatheredAtMost` rows at most). */
@@ -95,6 +103,7 @@ export class VectorSet {
     this.scales = new Float32Array(capacity)
     this.norms = new Float64Array(capacity)
     this.owners = new Int32Array(capacity).fill(-1)
+    this.keyOfSlot = new Int32Array(capacity).fill(-1)
     this.exact = new ExactRows(dims, rowsDir)
     this.row = new Float32Array(dims)
   }
@@ -110,7 +119,12 @@ export class VectorSet {
    */
   get bytes(): number {
     const rows =
-      this.data.byteLength + this.scales.byteLength + this.norms.byteLength + this.owners.byteLength
+      this.data.byteLength +
+      this.scales.byteLength +
+      this.norms.byteLength +
+      this.owners.byteLength +
+      this.keyOfSlot.byteLength +
+      this.slotOfKey.byteLength
     return rows + this.scratch.byteLength + (this.graph?.size() ?? 0) * (this.dims + 2 * 16 * 8 + 64)
   }
 
@@ -150,18 +164,19 @@ export class VectorSet {
 
   /** Forgets chunks (their slots are not reused). */
   remove(slots: ReadonlyArray<number>): void {
-    const inGraph: Array<bigint> = []
+    const keys: Array<bigint> = []
     for (const slot of slots) {
       if (this.owners[slot] === -1) continue
       this.owners[slot] = -1
       this.live--
-      inGraph.push(BigInt(slot))
+      const key = this.keyOfSlot[slot]!
+      if (key !== -1) {
+        keys.push(BigInt(key))
+        this.keyOfSlot[slot] = -1
+        this.slotOfKey[key] = -1
+      }
     }
-    if (this.graph !== undefined && inGraph.length > 0) {
-      const held = this.graph.contains(inGraph) as Array<boolean>
-      const keys = inGraph.filter((_, i) => held[i])
-      if (keys.length > 0) this.graph.remove(keys)
-    }
+    if (this.graph !== undefined && keys.length > 0) this.graph.remove(keys)
   }
 
   /** The memory slot a chunk belongs to, or -1 once it is removed. */
@@ -208,15 +223,7 @@ export class VectorSet {
   buildStep(): boolean {
     if (this.graph === undefined) {
       if (this.live < graphFrom) return false
-      this.graph = new usearch.Index({
-        dimensions: this.dims,
-        metric: usearch.MetricKind.Cos,
-        quantization: usearch.ScalarKind.I8,
-        connectivity: 16,
-        expansion_add: 128,
-        expansion_search: 64,
-        multi: false
-      })
+      this.graph = this.newGraph()
       this.pending = []
       for (let slot = 0; slot < this.used; slot++) if (this.owners[slot] !== -1) this.pending.push(slot)
     }
@@ -228,9 +235,96 @@ export class VectorSet {
       })
       // Every core: a batch holds up the event loop for a few ms either way, and a load of 100,000
       // memories spends most of its time here (80 s on one core).
-      this.graph.add(BigUint64Array.from(batch, BigInt), vectors, cores)
+      this.graph.add(
+        BigUint64Array.from(batch, (slot) => BigInt(this.keyed(slot))),
+        vectors,
+        cores
+      )
     }
     return this.pending.length > 0
+  }
+
+  private newGraph() {
+    return new usearch.Index({
+      dimensions: this.dims,
+      metric: usearch.MetricKind.Cos,
+      quantization: usearch.ScalarKind.I8,
+      connectivity: 16,
+      expansion_add: 128,
+      expansion_search: 64,
+      multi: false
+    })
+  }
+
+  /** Gives a slot the next key of the graph. */
+  private keyed(slot: number): number {
+    const key = this.nextKey++
+    if (key >= this.slotOfKey.length) {
+      const slots = new Int32Array(Math.max(1_024, key * 2)).fill(-1)
+      slots.set(this.slotOfKey)
+      this.slotOfKey = slots
+    }
+    this.slotOfKey[key] = slot
+    this.keyOfSlot[slot] = key
+    return key
+  }
+
+  /**
+   * What identifies a chunk's vector in a snapshot: 8 bytes of the SHA-256 of its int8 copy and
+   * scale. A graph entry is adopted only for a chunk whose vector gives the same.
+   */
+  fingerprint(slot: number): Buffer {
+    const hash = createHash("sha256")
+    hash.update(this.data.subarray(slot * this.dims, (slot + 1) * this.dims))
+    hash.update(new Uint8Array(this.scales.buffer, slot * 4, 4))
+    return hash.digest().subarray(0, 8)
+  }
+
+  /** Keys given in the graph, removed ones included. */
+  get graphKeys(): number {
+    return this.nextKey
+  }
+
+  /** The slot of each key the graph holds, in key order (-1 for a key it no longer holds). */
+  graphSlots(): Int32Array {
+    return this.slotOfKey.slice(0, this.nextKey)
+  }
+
+  /** Writes the graph to `path` (usearch's format); false when there is no graph. */
+  saveGraph(path: string): boolean {
+    if (this.graph === undefined) return false
+    this.graph.save(path)
+    return true
+  }
+
+  /**
+   * Takes the graph saved at `path` in place of building one: `slots[key]` is the slot now holding
+   * the vector the graph saved under `key`, or -1, and those keys are removed from it. The chunks
+   * it lacks are added by `buildStep`, as chunks captured after a build are. Only before the set
+   * has a graph of its own.
+   */
+  adoptGraph(path: string, slots: Int32Array): void {
+    if (this.graph !== undefined) throw new Error("the set has a graph already")
+    const graph = this.newGraph()
+    graph.load(path)
+    const stale: Array<bigint> = []
+    this.slotOfKey = new Int32Array(Math.max(1_024, slots.length)).fill(-1)
+    for (let key = 0; key < slots.length; key++) {
+      const slot = slots[key]!
+      if (slot === -1 || this.owners[slot] === -1 || this.keyOfSlot[slot] !== -1) stale.push(BigInt(key))
+      else {
+        this.slotOfKey[key] = slot
+        this.keyOfSlot[slot] = key
+      }
+    }
+    const held = stale.length === 0 ? [] : (graph.contains(stale) as Array<boolean>)
+    const gone = stale.filter((_, i) => held[i])
+    if (gone.length > 0) graph.remove(gone)
+    this.nextKey = slots.length
+    this.graph = graph
+    this.pending = []
+    for (let slot = 0; slot < this.used; slot++)
+      if (this.owners[slot] !== -1 && this.keyOfSlot[slot] === -1) this.pending.push(slot)
   }
 
   /**
@@ -245,8 +339,8 @@ export class VectorSet {
       // exact ones put the best first again. (A search asks for 4 chunks a memory it wants.)
       const found = this.graph.search(query, Math.min(Math.max(k, 64), graphed), 1)
       for (const key of found.keys) {
-        const chunk = Number(key)
-        if (this.owners[chunk] !== -1)
+        const chunk = this.slotOfKey[Number(key)] ?? -1
+        if (chunk !== -1 && this.owners[chunk] !== -1)
           near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
       }
     }
@@ -320,6 +414,9 @@ export class VectorSet {
     norms.set(this.norms)
     const owners = new Int32Array(next).fill(-1)
     owners.set(this.owners)
+    const keyOfSlot = new Int32Array(next).fill(-1)
+    keyOfSlot.set(this.keyOfSlot)
+    this.keyOfSlot = keyOfSlot
     this.data = data
     this.scales = scales
     this.norms = norms
