@@ -1,7 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Embedder } from "@umo/core"
 import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
-import { EmbedderChoice, StorageStack } from "@umo/plugins"
+import { Database, EmbedderChoice, IndexedMemorySearch, SigningKey, StorageStack } from "@umo/plugins"
 import { warmUp } from "@umo/plugins/nlp"
 import { Config, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -29,7 +29,17 @@ import { ensureKeys } from "./keys/Bootstrap.js"
  * `UMO_EMBEDDER` picks.
  */
 export const StorageConfig = (embedder: Layer.Layer<Embedder, unknown> = EmbedderChoice.layerConfig) =>
-  StorageStack.layerConfig(embedder)
+  Layer.unwrap(
+    Effect.map(Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data")), (dataDir) =>
+      StorageStack.layer({
+        database: Database.layerConfig,
+        signingKey: SigningKey.layerConfig,
+        embedder,
+        // The graphs' snapshots beside the database's files and the key (UMO_INDEX_SNAPSHOT_DIR overrides).
+        searchIndex: { snapshotDir: IndexedMemorySearch.snapshotDirIn(dataDir) }
+      })
+    )
+  )
 
 /**
  * `/openapi.json` and the docs page at `/docs`: the API's document, completed (`completeDocument`)

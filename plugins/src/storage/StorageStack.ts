@@ -1,9 +1,8 @@
 import type { Embedder } from "@umo/core"
-import { Config, Effect, Layer } from "effect"
+import { Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import * as IndexedMemorySearch from "../search/IndexedMemorySearch.js"
-import * as Database from "./Database.js"
-import * as SigningKey from "./SigningKey.js"
+import type { SigningKey } from "./SigningKey.js"
 import * as SqlAccountStore from "./SqlAccountStore.js"
 import * as SqlLedger from "./SqlLedger.js"
 import * as SqlMemoryProvenance from "./SqlMemoryProvenance.js"
@@ -17,7 +16,7 @@ import * as SqlMemoryStore from "./SqlMemoryStore.js"
  */
 export const layer = <E1, E2, E3>(parts: {
   readonly database: Layer.Layer<SqlClient.SqlClient, E1>
-  readonly signingKey: Layer.Layer<SigningKey.SigningKey, E2>
+  readonly signingKey: Layer.Layer<SigningKey, E2>
   readonly embedder: Layer.Layer<Embedder, E3>
   readonly ledger?: SqlLedger.SqlLedgerOptions
   readonly searchIndex?: IndexedMemorySearch.IndexOptions
@@ -32,20 +31,4 @@ export const layer = <E1, E2, E3>(parts: {
     Layer.provideMerge(parts.signingKey),
     Layer.provideMerge(parts.embedder),
     Layer.provideMerge(parts.database)
-  )
-
-/**
- * The stack as a deployment configures it (see README): the database of `DATABASE_URL` or PGlite
- * in `UMO_DATA_DIR`, the key there, the graphs' snapshots there too (`index-snapshots`).
- */
-export const layerConfig = <E>(embedder: Layer.Layer<Embedder, E>) =>
-  Layer.unwrap(
-    Effect.map(Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data")), (dataDir) =>
-      layer({
-        database: Database.layerConfig,
-        signingKey: SigningKey.layerConfig,
-        embedder,
-        searchIndex: { snapshotDir: IndexedMemorySearch.snapshotDirIn(dataDir) }
-      })
-    )
   )
