@@ -34,8 +34,10 @@ import type { IndexRows } from "./IndexRows.js"
  * always computed from the database's vectors, so a graph can only change which candidates are
  * found, never how they score.
  *
- * A memory's deletion removes the account's snapshot at once (a graph holds int8 copies of
- * vectors: nothing erased may stay on disk), and a new one is taken when the graph is whole again.
+ * A memory's deletion removes the account's snapshot at once in the process that indexes the
+ * account (a graph holds int8 copies of vectors: nothing erased may stay on disk); one deleted
+ * while no process indexed the account is found at its next load, which then removes the
+ * snapshot. A new one is taken when the graph is whole again.
  */
 export interface IndexSnapshots {
   /** Adopts the account's snapshot into `index` (loaded, its graph not built); keys kept, 0 if none was usable. */
@@ -182,7 +184,13 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
         )
       )
       if (kept < 0) return 0
-      saved.set(accountId, header.keys)
+      // Keys it held for chunks the account no longer has (deleted, or changed since): the files
+      // still hold those vectors, so they go now; a new snapshot follows once the graph is whole.
+      let held = 0
+      for (let key = 0; key < header.keys; key++)
+        if (keys.readUInt32LE(key * keyBytes + 16) !== absent) held++
+      if (kept < held) forget(accountId)
+      else saved.set(accountId, header.keys)
       yield* Effect.logInfo(
         `search index: account ${accountId}'s graph from its snapshot at chain position ${header.seq}: ${kept} of ${header.keys} keys kept`
       )

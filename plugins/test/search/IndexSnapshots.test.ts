@@ -277,5 +277,21 @@ describe("IndexSnapshots", () => {
         expect(yield* restored).toBe(memories.length)
       })
     )
+
+    it.effect(
+      "a memory deleted while no process indexed the account: its next load drops it and removes the snapshot",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const gone = memories[0]!
+          yield* store.remove(account, gone.umo_id)
+          memories = memories.slice(1)
+          // The graph is still used, without the deleted chunk; the files holding it are gone.
+          expect(yield* restored).toBe(memories.length)
+          expect(existsSync(files(account).graph)).toBe(false)
+          expect(existsSync(files(account).keys)).toBe(false)
+          expect(existsSync(files(account).header)).toBe(false)
+        })
+    )
   })
 })
