@@ -133,9 +133,17 @@ export const make = (
     const rows: IndexRows = makeIndexRows(sql)
     const snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)
     const accounts = new Map<string, AccountState>()
+    /** Snapshots being taken: run apart from `scope`, which would interrupt them as it closes. */
+    const snapshotting = new Set<Fiber.Fiber<void>>()
     yield* Scope.addFinalizer(
       scope,
-      Effect.sync(() => {
+      Effect.gen(function* () {
+        // A snapshot under way is finished first (a minute at most): a server stopped soon after
+        // building a large account's graph would otherwise build it again on its next start.
+        yield* Effect.forEach([...snapshotting], Fiber.await).pipe(
+          Effect.timeout("60 seconds"),
+          Effect.ignore
+        )
         for (const state of accounts.values()) state.index?.close()
       })
     )
@@ -288,8 +296,8 @@ export const make = (
       Effect.suspend(() => {
         if (snapshots === undefined || state.snapshotDue) return Effect.void
         state.snapshotDue = true
-        return Effect.asVoid(
-          Effect.forkIn(
+        return Effect.map(
+          Effect.forkDetach(
             Effect.gen(function* () {
               const commit = yield* locked(
                 state,
@@ -307,9 +315,12 @@ export const make = (
                   state.snapshotDue = false
                 })
               )
-            ),
-            scope
-          )
+            )
+          ),
+          (fiber) => {
+            snapshotting.add(fiber)
+            fiber.addObserver(() => snapshotting.delete(fiber))
+          }
         )
       })
 

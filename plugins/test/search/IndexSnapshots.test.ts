@@ -293,5 +293,23 @@ describe("IndexSnapshots", () => {
           expect(existsSync(files(account).header)).toBe(false)
         })
     )
+
+    it.effect("a snapshot under way when the index stops is finished before it stops", () =>
+      Effect.gen(function* () {
+        for (const path of Object.values(files(account))) rmSync(path, { force: true })
+        const sql = yield* SqlClient.SqlClient
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { index } = yield* IndexedMemorySearch.make(sql, dims, yield* Effect.scope, {
+              preload: false,
+              snapshotDir: dir
+            })
+            yield* index.ready(account)
+          })
+        )
+        expect(existsSync(files(account).header)).toBe(true)
+        expect(yield* restored).toBe(memories.length)
+      })
+    )
   })
 })
