@@ -120,8 +120,18 @@ export const untilIndexServes = async (
   const deadline = performance.now() + deadlineMs
   let idleSince: number | undefined
   let searched = false
+  // A server that dies meanwhile (a request reset, refused) is reported with what it printed last.
+  const orDied = <A>(request: Promise<A>) =>
+    request.catch((cause: unknown) => {
+      throw new Error(
+        `the server stopped answering while its index loaded: ${String(cause)}\n${server.output().slice(-6_000)}`,
+        {
+          cause
+        }
+      )
+    })
   for (;;) {
-    const index = await indexHealth(server.baseUrl)
+    const index = await orDied(indexHealth(server.baseUrl))
     if (index === undefined)
       throw new Error("GET /health has no `index`: a server from before the index's budget")
     if (index.serving >= 1 && index.loading === 0 && index.memories >= memories)
@@ -129,7 +139,7 @@ export const untilIndexServes = async (
     idleSince = index.loading === 0 ? (idleSince ?? performance.now()) : undefined
     const idleMs = idleSince === undefined ? 0 : performance.now() - idleSince
     if (idleSince !== undefined && !searched) {
-      await call(server.baseUrl, key, "/v1/search", { query: "what did they talk about" })
+      await orDied(call(server.baseUrl, key, "/v1/search", { query: "what did they talk about" }))
       searched = true
       idleSince = undefined
     }
