@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { getHeapStatistics } from "node:v8"
 import { Embedder, MemorySearch, makeMemorySearch, type StoreError } from "@umo/core"
 import {
   Cache,
@@ -98,6 +99,14 @@ interface AccountState {
   snapshotDue: boolean
 }
 
+/**
+ * The most a budget may be: 60 % of the V8 heap's limit (4.2 GB by default on a 64-bit machine).
+ * Most of what an index holds is in that heap (its entries, postings and maps; the vectors are
+ * outside it), and a heap past its limit ends the process: a budget of 6 GB let an account of
+ * 1,000,000 memories load until the server died.
+ */
+export const heapBound = () => Math.floor(getHeapStatistics().heap_size_limit * 0.6)
+
 /** What `UMO_INDEX_MEMORY_MB` is when unset: 1 GiB. */
 export const defaultBudgetBytes = 1024 * 1024 * 1024
 
@@ -122,13 +131,18 @@ export const make = (
     backlog = 1_000,
     pageSize = 1_000,
     preload = true,
-    budgetBytes = defaultBudgetBytes,
+    budgetBytes: asked = defaultBudgetBytes,
     shard,
     rowsDir,
     snapshotDir
   }: IndexOptions = {}
 ) =>
   Effect.gen(function* () {
+    const budgetBytes = Math.min(asked, heapBound())
+    if (budgetBytes < asked)
+      yield* Effect.logWarning(
+        `search index: a budget of ${Math.round(asked / 2 ** 20)} MB is more than Node's heap can hold; ${Math.round(budgetBytes / 2 ** 20)} MB used (raise the heap with NODE_OPTIONS=--max-old-space-size=…)`
+      )
     const database = makeSearch(sql, dims)
     const rows: IndexRows = makeIndexRows(sql)
     const snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from "node:v8"
 import { it } from "@effect/vitest"
 import { MemoryStore, type Selection, type Umo } from "@umo/core"
 import { Database, IndexedMemorySearch } from "@umo/plugins"
@@ -187,6 +188,19 @@ describe("IndexedMemorySearch within a budget and a shard", () => {
           expect(shardOf("a", of)).toBe((0xe40c292c % of) + 1)
           expect(shardOf("foobar", of)).toBe((0xbf9cf968 % of) + 1)
         }
+      })
+    )
+
+    it.effect("a budget larger than Node's heap can hold is lowered to what it can", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { index } = yield* IndexedMemorySearch.make(sql, 16, yield* Effect.scope, {
+          preload: false,
+          budgetBytes: 64 * 2 ** 30
+        })
+        const { budgetBytes } = yield* index.status
+        expect(budgetBytes).toBe(IndexedMemorySearch.heapBound())
+        expect(budgetBytes).toBeLessThan(getHeapStatistics().heap_size_limit)
       })
     )
   })
