@@ -10,7 +10,7 @@ import {
   writeFileSync
 } from "node:fs"
 import { join } from "node:path"
-import type { StoreError } from "@umo/core"
+import { type StoreError, sha256Hex } from "@umo/core"
 import { Effect } from "effect"
 import type { AccountIndex, GraphChunk } from "./AccountIndex.js"
 import type { IndexRows } from "./IndexRows.js"
@@ -42,6 +42,8 @@ import type { IndexRows } from "./IndexRows.js"
 export interface IndexSnapshots {
   /** Adopts the account's snapshot into `index` (loaded, its graph not built); keys kept, 0 if none was usable. */
   readonly restore: (accountId: string, index: AccountIndex) => Effect.Effect<number, StoreError>
+  /** Whether a snapshot of the account's graph is due: whole, and new, grown or changed since the last. */
+  readonly due: (accountId: string, index: AccountIndex) => boolean
   /**
    * Writes the graph's files while the caller holds the account (the index reflects chain
    * position `seq`): the second step, `commit`, then hashes and names them without it. Nothing
@@ -77,8 +79,6 @@ const absent = 0xffffffff
 
 /** A new snapshot after the graph grew by this many keys (2 %, 500 at least), or after a deletion. */
 const grownEnough = (saved: number, now: number) => now - saved >= Math.max(500, saved * 0.02)
-
-const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex")
 
 /** A file's SHA-256, read as a stream (a graph of a million chunks is about a gigabyte). */
 const fileSha256 = (path: string) =>
@@ -145,27 +145,33 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
     saved.delete(accountId)
   }
 
-  /** The header, if the snapshot's files are as it says (sizes, SHA-256); else undefined. */
-  const whole = (accountId: string) =>
+  /** The snapshot's header, if there is one of this account and these dimensions. */
+  const headerOf = (accountId: string) =>
+    Effect.map(
+      Effect.try(() => JSON.parse(readFileSync(paths(accountId).header, "utf8")) as Header).pipe(
+        Effect.orElseSucceed(() => undefined)
+      ),
+      (header) =>
+        header?.version === 1 && header.account_id === accountId && header.dims === dims ? header : undefined
+    )
+
+  /** The keys file and the graph's path, if the files are as the header says (sizes, SHA-256). */
+  const whole = (accountId: string, header: Header) =>
     Effect.gen(function* () {
       const at = paths(accountId)
-      const header = yield* Effect.try(() => JSON.parse(readFileSync(at.header, "utf8")) as Header).pipe(
-        Effect.orElseSucceed(() => undefined)
-      )
-      if (header?.version !== 1 || header.account_id !== accountId || header.dims !== dims) return undefined
       const keys = yield* Effect.try(() => readFileSync(at.keys)).pipe(Effect.orElseSucceed(() => undefined))
-      if (keys?.length !== header.keys * keyBytes || sha256(keys) !== header.keys_sha256) return undefined
+      if (keys?.length !== header.keys * keyBytes || sha256Hex(keys) !== header.keys_sha256) return undefined
       const graphBytes = yield* Effect.try(() => statSync(at.graph).size).pipe(Effect.orElseSucceed(() => -1))
       if (graphBytes !== header.graph_bytes) return undefined
       const graphHash = yield* fileSha256(at.graph).pipe(Effect.orElseSucceed(() => undefined))
-      return graphHash === header.graph_sha256 ? { header, keys, graph: at.graph } : undefined
+      return graphHash === header.graph_sha256 ? { keys, graph: at.graph } : undefined
     })
 
   const restore = (accountId: string, index: AccountIndex) =>
     Effect.gen(function* () {
-      const snapshot = yield* whole(accountId)
-      if (snapshot === undefined) return 0
-      const { header, keys, graph } = snapshot
+      const header = yield* headerOf(accountId)
+      if (header === undefined) return 0
+      // The chain first (one query): a snapshot it rules out is not read through.
       if ((yield* rows.entryHash(accountId, header.seq)) !== header.entry_hash) {
         yield* Effect.logWarning(
           `search index: the snapshot of account ${accountId} does not match its chain at position ${header.seq}; removed, the graph is built from the database`
@@ -173,8 +179,17 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
         forget(accountId)
         return 0
       }
+      const files = yield* whole(accountId, header)
+      if (files === undefined) return 0
+      // Keys the snapshot names a chunk for: more than are kept, and it holds chunks the account
+      // no longer has (deleted, or changed since).
+      let named = 0
       const kept = yield* Effect.try(() =>
-        index.adoptGraph(graph, header.keys, (key) => decodeKey(keys, key))
+        index.adoptGraph(files.graph, header.keys, (key) => {
+          const chunk = decodeKey(files.keys, key)
+          if (chunk !== undefined) named++
+          return chunk
+        })
       ).pipe(
         Effect.catch((error) =>
           Effect.as(
@@ -184,12 +199,9 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
         )
       )
       if (kept < 0) return 0
-      // Keys it held for chunks the account no longer has (deleted, or changed since): the files
-      // still hold those vectors, so they go now; a new snapshot follows once the graph is whole.
-      let held = 0
-      for (let key = 0; key < header.keys; key++)
-        if (keys.readUInt32LE(key * keyBytes + 16) !== absent) held++
-      if (kept < held) forget(accountId)
+      // Its files still hold those chunks' vectors, so they go now; a new snapshot follows once
+      // the graph is whole.
+      if (kept < named) forget(accountId)
       else saved.set(accountId, header.keys)
       yield* Effect.logInfo(
         `search index: account ${accountId}'s graph from its snapshot at chain position ${header.seq}: ${kept} of ${header.keys} keys kept`
@@ -197,12 +209,17 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
       return kept
     })
 
+  const due = (accountId: string, index: AccountIndex) => {
+    const last = saved.get(accountId)
+    return (
+      index.graphKeys > 0 && !index.graphBehind && (last === undefined || grownEnough(last, index.graphKeys))
+    )
+  }
+
   const capture = (accountId: string, index: AccountIndex, seq: number) =>
     Effect.gen(function* () {
+      if (!due(accountId, index)) return undefined
       const keys = index.graphKeys
-      const last = saved.get(accountId)
-      if (keys === 0 || index.graphBehind || (last !== undefined && !grownEnough(last, keys)))
-        return undefined
       const entryHash = yield* rows.entryHash(accountId, seq)
       if (entryHash === undefined) return undefined
       const at = paths(accountId)
@@ -220,7 +237,7 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
           seq,
           entry_hash: entryHash,
           keys,
-          keys_sha256: sha256(keyFile),
+          keys_sha256: sha256Hex(keyFile),
           graph_bytes: statSync(temporary(at.graph)).size,
           graph_sha256: yield* fileSha256(temporary(at.graph)),
           saved_at: new Date().toISOString()
@@ -255,5 +272,5 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
     }
   }
 
-  return { restore, capture, forget, prune }
+  return { restore, due, capture, forget, prune }
 }

@@ -308,7 +308,14 @@ export const make = (
      */
     const snapshotSoon = (accountId: string, state: AccountState) =>
       Effect.suspend(() => {
-        if (snapshots === undefined || state.snapshotDue) return Effect.void
+        // Checked here first: a search that applied new chain entries calls this, and most are not due.
+        if (
+          snapshots === undefined ||
+          state.snapshotDue ||
+          state.index === undefined ||
+          !snapshots.due(accountId, state.index)
+        )
+          return Effect.void
         state.snapshotDue = true
         return Effect.map(
           Effect.forkDetach(
