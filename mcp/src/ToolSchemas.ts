@@ -118,6 +118,12 @@ export const decodeArguments =
 /** The `umo_id` argument of a tool that takes one, or the rule it breaks. */
 export const idArgument = (args: ToolArguments): Effect.Effect<string, InvalidRequest> => {
   const id = args["umo_id"]
+  // As everywhere: an argument the tool does not take is refused, never ignored.
+  const other = Object.keys(args).find((key) => key !== "umo_id")
+  if (other !== undefined)
+    return Effect.fail(
+      new InvalidRequest({ detail: `invalid arguments: ${other}: Expected no excess property` })
+    )
   return typeof id === "string"
     ? Effect.succeed(id)
     : Effect.fail(new InvalidRequest({ detail: "umo_id: a memory id (a string) is required" }))

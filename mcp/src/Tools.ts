@@ -5,7 +5,16 @@
  * effects, and the one call of `Memory` it makes.
  * @module
  */
-import { AskRequest, CaptureRequest, EraseRequest, ListRequest, Results, SearchRequest } from "@umo/memory"
+import {
+  AskRequest,
+  CaptureRequest,
+  EraseRequest,
+  ListRequest,
+  Results,
+  ScopesRequest,
+  SearchRequest,
+  UpdateRequest
+} from "@umo/memory"
 import { Effect, Schema } from "effect"
 import { idArgument, type MemoryTool, memoryId, reads, tool } from "./ToolSchemas.js"
 import { transferTools } from "./TransferTools.js"
@@ -44,7 +53,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       `Captured memory ${r.umo_id} (quality ${r.quality_score.toFixed(2)}, created ${r.created_at}).` +
       (r.supersedes.length > 0 ? ` It supersedes ${r.supersedes.join(", ")}.` : "") +
       (r.superseded_by === null ? "" : ` A newer memory, ${r.superseded_by}, already supersedes it.`) +
-      (r.warnings === undefined ? "" : ` Warning: ${r.warnings.join(" ")}`)
+      (r.warnings === undefined ? "" : ` Warning: ${r.warnings.join(" ")}`) +
+      (r.duplicate_of === undefined ? "" : " It was already remembered, so nothing new was stored.")
   }),
   tool({
     name: "search_memories",
@@ -63,7 +73,7 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       listed(
         r.results,
         (m: Results.SearchResults["results"][number]) =>
-          `[${m.umo_id}] (${m.score.toFixed(3)}) ${m.content_text}`
+          `[${m.umo_id}] (${m.score.toFixed(3)}) ${m.content_text}${m.times_said > 1 ? ` (said ${m.times_said} times, last ${m.timestamp})` : ""}`
       )
   }),
   tool({
@@ -142,6 +152,37 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
         (v: Results.MemoryHistory["versions"][number]) =>
           `[${v.umo_id}] ${v.timestamp}${v.superseded_by === null ? " (current)" : ""}: ${v.content_text}`
       )
+  }),
+  tool({
+    name: "update_memory",
+    title: "Change a memory",
+    description:
+      "Change what a memory says (`content`) or its tags (`metadata`, replacing them whole), when the user " +
+      "corrects it or it changed: a new version is captured in the same scope and supersedes the old one, which " +
+      "stays in the memory's history. Give the id of the current version. Returns the new version's id.",
+    input: Schema.Struct({ umo_id: memoryId, ...UpdateRequest.fields }),
+    output: Results.Captured,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    call: (memory, { umo_id, ...change }) =>
+      Effect.flatMap(idArgument({ umo_id }), (id) => memory.update(id, change as never)),
+    text: (r) => `Updated: the new version is memory ${r.umo_id}; it supersedes ${r.supersedes.join(", ")}.`
+  }),
+  tool({
+    name: "list_scopes",
+    title: "List users, agents and sessions",
+    description:
+      "List the end users (`user_id`), agents (`agent_id`) and conversations (`session_id`) that hold memories, " +
+      "most recently active first, with how many memories each holds and the newest one's time. Narrow by `kind` " +
+      "(user, agent or session) and by an id `prefix`; page with `limit` and `offset`.",
+    input: ScopesRequest,
+    output: Results.ScopeList,
+    annotations: reads,
+    call: (memory, args) => memory.scopes(args as never),
+    text: (r) =>
+      r.scopes.length === 0
+        ? "No scopes hold memories."
+        : `${r.scopes.map((s) => `${s.kind} ${s.id}: ${s.memories} memories, newest ${s.last_memory_at}`).join("\n")}\n` +
+          `(${r.total_count} in all${r.has_more ? "; more with a higher offset" : ""})`
   }),
   tool({
     name: "forget_memories",

@@ -76,6 +76,8 @@ describe("MCP server of the memory service", () => {
       "list_memories",
       "forget_memory",
       "memory_history",
+      "update_memory",
+      "list_scopes",
       "forget_memories",
       "verify_memory",
       "export_memories",

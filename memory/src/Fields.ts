@@ -104,16 +104,21 @@ export const uploadLimitBytes = 20 * 1024 * 1024
 
 /**
  * An end user, agent or conversation inside the account (`user_id`, `agent_id`, `session_id`):
- * 1 to 200 printable characters (no control characters).
+ * 1 to 200 printable characters (no control characters), with no whitespace at either end.
  */
 export const ScopeId = Schema.String.check(
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it excludes
   Schema.isPattern(/^[^\u0000-\u001F\u007F-\u009F]{1,200}$/u, {
     message: "must be 1 to 200 printable characters"
+  }),
+  // " john smith " and "john smith" would be two users who look the same everywhere: refused, not
+  // trimmed, so an id is stored exactly as the caller sent it or not at all.
+  Schema.isPattern(/^\S(?:[\s\S]*\S)?$/u, {
+    message: "must not start or end with whitespace"
   })
 )
   .pipe(storable)
-  .annotate({ description: "1 to 200 printable characters" })
+  .annotate({ description: "1 to 200 printable characters, not starting or ending with whitespace" })
 
 const metadataKeyPattern = /^[A-Za-z0-9_.-]{1,64}$/
 

@@ -45,7 +45,9 @@ import type {
   ExplainRequest,
   ListRequest,
   MatchRequest,
-  SearchRequest
+  ScopesRequest,
+  SearchRequest,
+  UpdateRequest
 } from "./Requests.js"
 import type {
   AccountInfo,
@@ -62,6 +64,7 @@ import type {
   MemoryRecord,
   ModelList,
   Proof,
+  ScopeList,
   SearchResults,
   SigningKeys,
   Uploaded
@@ -90,6 +93,7 @@ export interface FileToCapture {
   readonly metadata?: unknown
   readonly supersedes?: ReadonlyArray<string> | undefined
   readonly infer_updates?: boolean | undefined
+  readonly dedupe?: boolean | undefined
 }
 
 /** What a request schema accepts: its encoded form (the JSON a caller sends). */
@@ -117,6 +121,18 @@ export interface MemoryShape {
     file: FileToCapture,
     options?: CaptureOptions
   ) => ForAccount<Uploaded, InvalidRequest | MemoryNotFound | UnsupportedFile | Unavailable>
+  /**
+   * Changes a memory's text or metadata by capturing a new version that supersedes it, in its
+   * scope (`PATCH /v1/memories/{id}`): the history and the chain keep both. A superseded memory is
+   * refused (change the current one).
+   */
+  readonly update: (
+    id: string,
+    request: In<typeof UpdateRequest>,
+    options?: CaptureOptions
+  ) => ForAccount<Captured, InvalidRequest | MemoryNotFound | Unavailable>
+  /** The account's users, agents and sessions, most recently active first (`GET /v1/scopes`). */
+  readonly scopes: (request?: In<typeof ScopesRequest>) => ForAccount<ScopeList, InvalidRequest | Unavailable>
   /** A page of memories, newest first (`GET /v1/memories`). */
   readonly list: (request?: In<typeof ListRequest>) => ForAccount<ListPage, InvalidRequest | Unavailable>
   /** One memory with everything extracted from it, plugins' `extensions` too (`GET /v1/memories/{id}`). */

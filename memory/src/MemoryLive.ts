@@ -61,6 +61,9 @@ export const make = (options: MemoryOptions = {}) =>
         Effect.flatMap(accountId, (id) => captures.capture(id, request, options)),
       batch: (request, options) => Effect.flatMap(accountId, (id) => captures.batch(id, request, options)),
       upload: (file, options) => Effect.flatMap(accountId, (id) => captures.upload(id, file, options)),
+      update: (umoId, request, options) =>
+        Effect.flatMap(accountId, (id) => captures.update(id, umoId, request, options)),
+      scopes: (request) => Effect.flatMap(accountId, (id) => records.scopes(id, request)),
       list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
       chain: (request) => Effect.flatMap(accountId, (id) => records.chain(id, request)),
       get: (umoId) => Effect.flatMap(accountId, (id) => records.get(id, umoId)),
@@ -75,11 +78,12 @@ export const make = (options: MemoryOptions = {}) =>
             ...selectionOf(request)
           })
           return {
-            results: hits.map(({ memory, score }) => ({
+            results: hits.map(({ memory, score, timesSaid }) => ({
               umo_id: memory.umo_id,
               content_text: memory.content,
               score,
               timestamp: memory.timestamp,
+              times_said: timesSaid,
               source: memory.source,
               user_id: memory.user_id,
               agent_id: memory.agent_id,

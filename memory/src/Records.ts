@@ -2,7 +2,7 @@ import { isUmoId, Ledger, MemoryProvenance, MemoryStore, type StoredMemory } fro
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
 import { selectionOf } from "./Filters.js"
-import { ChainRequest, EraseRequest, ListRequest } from "./Requests.js"
+import { ChainRequest, EraseRequest, ListRequest, ScopesRequest } from "./Requests.js"
 import type {
   ChainPage,
   ErasureReceipt,
@@ -10,6 +10,7 @@ import type {
   MemoryHistory,
   MemoryRecord,
   Proof,
+  ScopeList,
   SigningKeys
 } from "./Results.js"
 
@@ -54,6 +55,7 @@ export const withId = <A, E, R>(id: string, f: (umoId: string) => Effect.Effect<
     : Effect.fail(memoryNotFound(id))
 
 const decodeList = decodeRequest(ListRequest, "query string")
+const decodeScopes = decodeRequest(ScopesRequest, "query string")
 const decodeChain = decodeRequest(ChainRequest, "query string")
 const decodeErase = decodeRequest(EraseRequest, "query string")
 
@@ -67,6 +69,21 @@ export const make = Effect.gen(function* () {
     withId(id, (umoId) => store.get(accountId, umoId).pipe(Effect.catch(storeFailure)))
 
   const get = (accountId: string, id: string) => Effect.map(stored(accountId, id), memoryRecord)
+
+  const scopes = (accountId: string, input: unknown = {}) =>
+    Effect.gen(function* () {
+      const request = yield* decodeScopes(input)
+      const limit = request.limit ?? 20
+      const offset = request.offset ?? 0
+      const page = yield* store
+        .scopes(accountId, { kind: request.kind, prefix: request.prefix, limit, offset })
+        .pipe(Effect.catch(storeFailure))
+      return {
+        scopes: page.items,
+        total_count: page.total,
+        has_more: offset + page.items.length < page.total
+      } satisfies ScopeList
+    })
 
   const list = (accountId: string, input: unknown = {}) =>
     Effect.gen(function* () {
@@ -165,5 +182,5 @@ export const make = Effect.gen(function* () {
     Effect.catch(storeFailure)
   )
 
-  return { stored, get, list, history, erase, chain, proof, forget, signingKeys }
+  return { stored, get, list, scopes, history, erase, chain, proof, forget, signingKeys }
 })

@@ -4,7 +4,7 @@
  * @module
  */
 import { Schema } from "effect"
-import { Count, Metadata, QueryText, ScopeId, Source, Timestamp, VisibleText } from "./Fields.js"
+import { Count, Metadata, QueryText, ScopeId, Source, Text, Timestamp, VisibleText } from "./Fields.js"
 import { SelectionFields } from "./Filters.js"
 
 /** A memory id a capture supersedes: an unknown or another account's one is a 404. */
@@ -28,6 +28,12 @@ export const UpdateFields = {
     description:
       "memories of the account this one replaces: they get superseded_by, leave default list, search and ask, " +
       "and stay readable by id with a valid proof; an unknown id is a 404 and nothing is stored"
+  }),
+  dedupe: Schema.optional(Schema.Boolean).annotate({
+    description:
+      "answer with the current memory of the same text, scope and metadata (its umo_id, and duplicate_of) " +
+      "instead of storing this one again, when this one's timestamp is the same or not given; the chain " +
+      "records the repeat; default true (a capture naming supersedes is never a repeat)"
   }),
   infer_updates: Schema.optional(Schema.Boolean).annotate({
     description:
@@ -55,6 +61,42 @@ export const BatchRequest = Schema.Struct({
   items: Schema.Array(Schema.Union([CaptureRequest, Schema.Unknown])).check(Schema.isBetweenLength(1, 100))
 })
 export type BatchRequest = typeof BatchRequest.Type
+
+/**
+ * A change to a memory (`PATCH /v1/memories/{id}`): its new text, its new metadata (replacing the
+ * old whole), or both. Captured as a new version that supersedes it, in the same scope.
+ */
+export const UpdateRequest = Schema.Struct({
+  content: Schema.optional(VisibleText(50_000)).annotate({
+    description: "the new text: 1 to 50,000 characters; default the memory's own"
+  }),
+  metadata: Schema.optional(Metadata).annotate({
+    description: "the new metadata, replacing the memory's whole; default the memory's own"
+  }),
+  timestamp: Schema.optional(Timestamp).annotate({
+    description:
+      "when the new version happened; default the memory's own when only metadata changes, else now"
+  })
+}).check(
+  Schema.makeFilter((request: { readonly content?: string | undefined; readonly metadata?: unknown }) =>
+    request.content !== undefined || request.metadata !== undefined
+      ? undefined
+      : "give content, metadata or both: the change to make"
+  )
+)
+export type UpdateRequest = typeof UpdateRequest.Type
+
+/** A page of the account's users, agents and sessions, most recently active first. */
+export const ScopesRequest = Schema.Struct({
+  kind: Schema.optional(Schema.Literals(["user", "agent", "session"])).annotate({
+    description:
+      "only end users (user_id), agents (agent_id) or conversations (session_id); default all three"
+  }),
+  prefix: Schema.optional(Text(200)).annotate({ description: "only ids starting with this text" }),
+  limit: Schema.optional(Count(1, 100)).annotate({ description: "1 to 100; default 20" }),
+  offset: Schema.optional(Count(0, Number.MAX_SAFE_INTEGER)).annotate({ description: "default 0" })
+})
+export type ScopesRequest = typeof ScopesRequest.Type
 
 /** A page of the account's memories, newest first. */
 export const ListRequest = Schema.Struct({

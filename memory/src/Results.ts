@@ -61,7 +61,13 @@ const Updated = {
    * What the capture could not do but did not need to store the memory (the update judge failed
    * or timed out: no update was inferred). Present only when there is something to say.
    */
-  warnings: Schema.optional(Schema.Array(Schema.String))
+  warnings: Schema.optional(Schema.Array(Schema.String)),
+  /**
+   * The current memory this capture repeated (the same text, scope and metadata, at the same time or
+   * with none given): its id is the answer's `umo_id`, nothing new was stored, and the chain records
+   * the repeat. Present only then.
+   */
+  duplicate_of: Schema.optional(Schema.String)
 }
 
 /** What a capture returns: the spec's fields, its provenance receipt (a compact JWS) and what it updated. */
@@ -85,6 +91,7 @@ export const BatchResultItem = Schema.Struct({
   supersedes: Schema.optional(Updated.supersedes),
   superseded_by: Schema.optional(Updated.superseded_by),
   warnings: Updated.warnings,
+  duplicate_of: Updated.duplicate_of,
   error: Schema.optional(Schema.Struct({ status: Schema.Number, detail: Schema.String }))
 })
 export type BatchResultItem = typeof BatchResultItem.Type
@@ -122,6 +129,21 @@ export const ListPage = Schema.Struct({
 })
 export type ListPage = typeof ListPage.Type
 
+/** A scope of the account: how many current memories it holds and the newest one's time. */
+export const ScopeSummary = Schema.Struct({
+  kind: Schema.Literals(["user", "agent", "session"]),
+  id: Schema.String,
+  memories: Schema.Number,
+  last_memory_at: Schema.String
+})
+
+export const ScopeList = Schema.Struct({
+  scopes: Schema.Array(ScopeSummary),
+  total_count: Schema.Number,
+  has_more: Schema.Boolean
+})
+export type ScopeList = typeof ScopeList.Type
+
 /** A page of the account's hash chain, newest first: the entries as signed, to verify offline. */
 export const ChainPage = Schema.Struct({
   entries: Schema.Array(LedgerEntry),
@@ -135,7 +157,10 @@ export const SearchResult = Schema.Struct({
   umo_id: Schema.String,
   content_text: Schema.String,
   score: Schema.Number,
+  /** The newest time the text was said: one result stands for every memory of the same text. */
   timestamp: Schema.String,
+  /** How many matching memories hold this same text (1 when it was said once). */
+  times_said: Schema.Number,
   source: Schema.NullOr(Schema.String),
   ...Belonging,
   superseded_by: Schema.NullOr(Schema.String)

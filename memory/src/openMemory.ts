@@ -48,6 +48,9 @@ export interface OpenMemory extends Client.UMOMemory {
 
 /** The error `UMOClient` raises for a failure of the service: same class, status and detail. */
 const clientError = (cause: Cause.Cause<unknown>): Client.UMOError => {
+  // A request builder refused an option (`Client.checkOptions`): the error the client raises too.
+  const thrown = cause.reasons.find(Cause.isDieReason)?.defect
+  if (thrown instanceof Client.UMOError) return thrown
   const error = cause.reasons.find(Cause.isFailReason)?.error
   return isMemoryError(error)
     ? Client.errorFor(statusOf(error), error.detail, null, null)
@@ -163,14 +166,21 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
               filename,
               mediaType: file.type || "application/octet-stream",
               bytes,
-              ...(options.source === undefined ? {} : { source: options.source }),
-              ...Client.memoryFields(options)
+              ...Client.uploadRequest(options)
             },
             { idempotencyKey: options.idempotencyKey }
           )
         )
       )
     },
+    update: async (id, change) =>
+      new Client.Captured(
+        await call(Results.Captured, (m) =>
+          m.update(id, Client.updateRequest(change), { idempotencyKey: change.idempotencyKey })
+        )
+      ),
+    scopes: async (options = {}) =>
+      new Client.ScopePage(await call(Results.ScopeList, (m) => m.scopes(Client.scopesRequest(options)))),
     get: async (id) => new Client.Memory(await call(Results.MemoryRecord, (m) => m.get(id))),
     history: async (id) => new Client.MemoryHistory(await call(Results.MemoryHistory, (m) => m.history(id))),
     list: async (options = {}) =>
@@ -192,7 +202,9 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       ),
     verify: async (id) => new Client.Proof(await call(Results.Proof, (m) => m.proof(id))),
     explain: async (id, options = {}) =>
-      new Client.Explanation(await call(Results.Explanation, (m) => m.explain(id, options))),
+      new Client.Explanation(
+        await call(Results.Explanation, (m) => m.explain(id, Client.explainRequest(options)))
+      ),
     forget: async (id) =>
       new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
     forgetAll: async (scope) =>
@@ -213,7 +225,7 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       return keys as unknown as Client.SigningKeySet
     },
     chain: async (options = {}) =>
-      new Client.ChainPage(await call(Results.ChainPage, (m) => m.chain(options))),
+      new Client.ChainPage(await call(Results.ChainPage, (m) => m.chain(Client.chainRequest(options)))),
     exportMemories: (options = {}) => exportLines(options),
     importMemories: async (input, options = {}) =>
       new Client.ImportSummary(

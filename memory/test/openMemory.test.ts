@@ -124,11 +124,22 @@ describe("openMemory and UMOClient", () => {
       expect(
         await outcome(() => umo.capture(texts[3]!, { source: "trips", idempotencyKey: replayKey }))
       ).toEqual(replayed)
-      expect(shapeOf(await outcome(() => umo.upload(note, "trip.md", { source: "trips" })))).toEqual(
-        http.upload
-      )
+      // The server stored this file already: asked not to, it is stored again, as the server's was.
+      expect(
+        shapeOf(await outcome(() => umo.upload(note, "trip.md", { source: "trips", dedupe: false })))
+      ).toEqual(http.upload)
+      // Left to itself, it answers with the memory already there.
+      expect(
+        ((await outcome(() => umo.upload(note, "trip.md", { source: "trips" }))) as { duplicate_of?: string })
+          .duplicate_of
+      ).toMatch(/^[0-9a-f-]{36}$/)
       const batch = await outcome(() =>
-        umo.batch([texts[1]!, { content: texts[2]!, source: "health" }, { content: "" }])
+        // As the upload: the server stored these already, and here they are stored again.
+        umo.batch([
+          { content: texts[1]!, dedupe: false },
+          { content: texts[2]!, source: "health", dedupe: false },
+          { content: "" }
+        ])
       )
       expect(shapeOf(batch)).toEqual(http.batch)
     } finally {

@@ -10,6 +10,7 @@ import {
   MemoryPage,
   type MemorySummary,
   Proof,
+  ScopePage,
   Uploaded
 } from "./models.js"
 import { Account, Answer, Comparison, Models } from "./results.js"
@@ -27,10 +28,12 @@ import {
   type ChainOptions,
   type CompareOptions,
   captureRequest,
+  chainRequest,
   compareRequest,
   type EraseOptions,
   type ExplainOptions,
   type ExportOptions,
+  explainRequest,
   exportRequest,
   type Idempotent,
   type ImportInput,
@@ -39,10 +42,14 @@ import {
   iteratePages,
   type ListOptions,
   listRequest,
-  memoryFields,
+  type ScopesOptions,
+  scopesRequest,
   selectionRequest,
   type UMOMemory,
-  type UploadOptions
+  type UpdateOptions,
+  type UploadOptions,
+  updateRequest,
+  uploadRequest
 } from "./UMOMemory.js"
 import { ErasureReceipt, MemoryHistory } from "./versions.js"
 
@@ -143,6 +150,28 @@ export class UMOClient implements UMOMemory {
     return (Array.isArray(data.results) ? data.results : []).map((r: Raw) => new Match(r))
   }
 
+  /**
+   * Changes a memory's text or metadata (`PATCH /v1/memories/{id}`): a new version supersedes it in
+   * its scope, and the history and the chain keep both. Idempotent across the client's retries.
+   */
+  async update(id: string, change: UpdateOptions): Promise<Captured> {
+    return new Captured(
+      await this.#send({
+        method: "PATCH",
+        path: memoryPath(id),
+        json: updateRequest(change),
+        idempotencyKey: change.idempotencyKey ?? crypto.randomUUID()
+      })
+    )
+  }
+
+  /** The account's end users, agents and conversations, most recently active first (`GET /v1/scopes`). */
+  async scopes(options: ScopesOptions = {}): Promise<ScopePage> {
+    return new ScopePage(
+      await this.#send({ method: "GET", path: "/v1/scopes", query: queryOf(scopesRequest(options)) })
+    )
+  }
+
   /** One memory with everything extracted from it (`GET /v1/memories/{id}`). */
   async get(id: string): Promise<Memory> {
     return new Memory(await this.#send({ method: "GET", path: memoryPath(id) }))
@@ -183,7 +212,7 @@ export class UMOClient implements UMOMemory {
   /** What was captured and extracted, and why (`GET /v1/memories/{id}/explain`). */
   async explain(id: string, options: ExplainOptions = {}): Promise<Explanation> {
     return new Explanation(
-      await this.#send({ method: "GET", path: memoryPath(id, "/explain"), query: { query: options.query } })
+      await this.#send({ method: "GET", path: memoryPath(id, "/explain"), query: explainRequest(options) })
     )
   }
 
@@ -196,10 +225,7 @@ export class UMOClient implements UMOMemory {
   async upload(file: Blob, filename: string, options: UploadOptions = {}): Promise<Uploaded> {
     const form = new FormData()
     form.append("file", file, filename)
-    const fields = queryOf({
-      ...(options.source === undefined ? {} : { source: options.source }),
-      ...memoryFields(options)
-    })
+    const fields = queryOf(uploadRequest(options))
     for (const [name, value] of Object.entries(fields)) form.append(name, value)
     return new Uploaded(
       await this.#send({
@@ -251,7 +277,7 @@ export class UMOClient implements UMOMemory {
    */
   async chain(options: ChainOptions = {}): Promise<ChainPage> {
     return new ChainPage(
-      await this.#send({ method: "GET", path: "/v1/account/chain", query: { ...options } })
+      await this.#send({ method: "GET", path: "/v1/account/chain", query: chainRequest(options) })
     )
   }
 

@@ -5,6 +5,8 @@
  * request builders here are shared by both, so each sends the service the very same request.
  * @module
  */
+
+import { ValidationError } from "./errors.js"
 import type {
   BatchItem,
   Captured,
@@ -17,6 +19,7 @@ import type {
   MemorySummary,
   MetadataValue,
   Proof,
+  ScopePage,
   Uploaded
 } from "./models.js"
 import type { Account, Answer, Comparison, Models } from "./results.js"
@@ -42,6 +45,11 @@ export interface MemoryFields extends Scope {
   readonly supersedes?: ReadonlyArray<string>
   /** Also supersede the current memories whose facts this one states anew (default: the server's, on). */
   readonly inferUpdates?: boolean
+  /**
+   * Answer with the current memory of the same text, scope and metadata (`duplicateOf`) instead of
+   * storing this one again, when its timestamp is the same or not given (default true).
+   */
+  readonly dedupe?: boolean
 }
 
 export interface CaptureOptions extends MemoryFields {
@@ -86,6 +94,25 @@ export interface ListOptions extends Selection {
 
 /** Which memories `forgetAll` erases: at least one of `userId`, `agentId`, `sessionId`, narrowed by the rest. */
 export type EraseOptions = Omit<Selection, "includeSuperseded">
+
+/** A change to a memory: its new text, its new metadata (replacing the old whole), or both. */
+export interface UpdateOptions extends Idempotent {
+  readonly content?: string
+  readonly metadata?: Readonly<Record<string, MetadataValue>>
+  /** When the new version happened (default: the memory's own when only metadata changes, else now). */
+  readonly timestamp?: Date | string
+}
+
+/** Which of the account's scopes `scopes` lists. */
+export interface ScopesOptions {
+  /** Only end users, agents or conversations (default all three). */
+  readonly kind?: "user" | "agent" | "session"
+  /** Only ids starting with this text. */
+  readonly prefix?: string
+  /** 1–100, default 20. */
+  readonly limit?: number
+  readonly offset?: number
+}
 
 export interface ChainOptions {
   /** 1–100, default 50. */
@@ -165,6 +192,10 @@ export interface UMOMemory {
   batch(items: ReadonlyArray<BatchInput>, options?: Idempotent): Promise<Array<BatchItem>>
   /** Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata. */
   upload(file: Blob, filename: string, options?: UploadOptions): Promise<Uploaded>
+  /** Changes a memory's text or metadata: a new version supersedes it, and the history keeps both. */
+  update(id: string, change: UpdateOptions): Promise<Captured>
+  /** The account's end users, agents and conversations, most recently active first. */
+  scopes(options?: ScopesOptions): Promise<ScopePage>
   /** One memory with everything extracted from it. */
   get(id: string): Promise<Memory>
   /** A memory's line of versions, oldest first: what it superseded and what superseded it. */
@@ -203,6 +234,58 @@ export interface UMOMemory {
 
 const iso = (time: Date | string | undefined) => (time instanceof Date ? time.toISOString() : time)
 
+const scopeOptions = ["userId", "agentId", "sessionId"]
+const selectionOptions = [
+  ...scopeOptions,
+  "source",
+  "metadata",
+  "after",
+  "before",
+  "includeSuperseded",
+  "filters"
+]
+const memoryOptions = [...scopeOptions, "metadata", "supersedes", "inferUpdates", "dedupe"]
+const captureOptions = [...memoryOptions, "source", "timestamp"]
+
+/** The options each call takes: any other is refused, in plain JavaScript too. */
+const optionsOf = {
+  capture: [...captureOptions, "idempotencyKey"],
+  "batch item": ["content", ...captureOptions],
+  upload: [...memoryOptions, "source", "idempotencyKey"],
+  update: ["content", "metadata", "timestamp", "idempotencyKey"],
+  scopes: ["kind", "prefix", "limit", "offset"],
+  list: [...selectionOptions, "limit", "offset"],
+  ask: [...selectionOptions, "limit"],
+  answer: [...selectionOptions, "model", "providerKey", "contextSize"],
+  forgetAll: selectionOptions.filter((o) => o !== "includeSuperseded"),
+  export: [...selectionOptions, "embeddings", "afterId"],
+  import: ["format", "onError", "inferUpdates"],
+  compare: ["explain", "threshold"],
+  explain: ["query"],
+  chain: ["limit", "before"]
+} as const
+
+const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
+
+/**
+ * Refuses an option the call does not take, as the service refuses an unknown field: a misspelt
+ * one (`user_id` for `userId`) would otherwise be dropped, and a capture stored with no user.
+ */
+export const checkOptions = (call: keyof typeof optionsOf, options: unknown): void => {
+  if (options === undefined) return
+  const allowed: ReadonlyArray<string> = optionsOf[call]
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw refused(`invalid options: ${call} takes an object of options (${allowed.join(", ")})`)
+  for (const key of Object.keys(options)) {
+    if (allowed.includes(key)) continue
+    const meant = camelCase(key)
+    const hint = meant !== key && allowed.includes(meant) ? ` (did you mean ${meant}?)` : ""
+    throw refused(`invalid options: ${key}: not an option of ${call}${hint}; it takes ${allowed.join(", ")}`)
+  }
+}
+
+const refused = (detail: string) => new ValidationError(`422: ${detail}`, 422, detail)
+
 /** Only the fields that are set. */
 const defined = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
@@ -212,7 +295,12 @@ const scopeFields = (scope: Scope) =>
   defined({ user_id: scope.userId, agent_id: scope.agentId, session_id: scope.sessionId })
 
 /** The capture request (`POST /v1/process`, and each item of a batch). */
-export const captureRequest = (content: string, options: CaptureOptions = {}) => ({
+export const captureRequest = (content: string, options: CaptureOptions & Idempotent = {}) => {
+  checkOptions("capture", options)
+  return captureFields(content, options)
+}
+
+const captureFields = (content: string, options: CaptureOptions) => ({
   content,
   ...defined({ source: options.source, timestamp: iso(options.timestamp) }),
   ...memoryFields(options)
@@ -224,12 +312,36 @@ export const memoryFields = (options: MemoryFields) => ({
   ...defined({
     metadata: options.metadata,
     supersedes: options.supersedes,
-    infer_updates: options.inferUpdates
+    infer_updates: options.inferUpdates,
+    dedupe: options.dedupe
   })
 })
 
+/** An upload's form fields besides the file. */
+export const uploadRequest = (options: UploadOptions = {}) => {
+  checkOptions("upload", options)
+  return { ...defined({ source: options.source }), ...memoryFields(options) }
+}
+
+/** The update request (`PATCH /v1/memories/{id}`). */
+export const updateRequest = (change: UpdateOptions) => {
+  checkOptions("update", change)
+  return defined({ content: change.content, metadata: change.metadata, timestamp: iso(change.timestamp) })
+}
+
+/** The scopes request (`GET /v1/scopes`). */
+export const scopesRequest = (options: ScopesOptions = {}) => {
+  checkOptions("scopes", options)
+  return defined({ kind: options.kind, prefix: options.prefix, limit: options.limit, offset: options.offset })
+}
+
 /** The selection fields of a read (`list`, `ask`, `answer`, `forgetAll`), as the API names them. */
-export const selectionRequest = (selection: Selection) => ({
+export const selectionRequest = (selection: EraseOptions) => {
+  checkOptions("forgetAll", selection)
+  return selectionFields(selection)
+}
+
+const selectionFields = (selection: Selection) => ({
   ...scopeFields(selection),
   ...defined({
     source: selection.source,
@@ -242,51 +354,69 @@ export const selectionRequest = (selection: Selection) => ({
 })
 
 /** The list request (`GET /v1/memories`), JSON-valued fields as objects. */
-export const listRequest = ({ limit, offset, ...selection }: ListOptions = {}) => ({
-  ...defined({ limit, offset }),
-  ...selectionRequest(selection)
-})
+export const listRequest = (options: ListOptions = {}) => {
+  checkOptions("list", options)
+  const { limit, offset, ...selection } = options
+  return { ...defined({ limit, offset }), ...selectionFields(selection) }
+}
 
 /** The export request (`GET /v1/export`), JSON-valued fields as objects. */
-export const exportRequest = ({ embeddings, afterId, ...selection }: ExportOptions = {}) => ({
-  ...selectionRequest(selection),
-  ...defined({ embeddings, after_id: afterId })
-})
+export const exportRequest = (options: ExportOptions = {}) => {
+  checkOptions("export", options)
+  const { embeddings, afterId, ...selection } = options
+  return { ...selectionFields(selection), ...defined({ embeddings, after_id: afterId }) }
+}
 
 /** The import request (the query of `POST /v1/import`). */
-export const importRequest = (options: ImportOptions = {}) =>
-  defined({ format: options.format, on_error: options.onError, infer_updates: options.inferUpdates })
+export const importRequest = (options: ImportOptions = {}) => {
+  checkOptions("import", options)
+  return defined({ format: options.format, on_error: options.onError, infer_updates: options.inferUpdates })
+}
 
 /** The batch request (`POST /v1/batch`). */
 export const batchRequest = (items: ReadonlyArray<BatchInput>) => ({
-  items: items.map((item) =>
-    typeof item === "string" ? { content: item } : captureRequest(item.content, item)
-  )
+  items: items.map((item) => {
+    if (typeof item === "string") return { content: item }
+    checkOptions("batch item", item)
+    return captureFields(item.content, item)
+  })
 })
 
 /** The search request (`POST /v1/memories/query`). */
-export const askRequest = (query: string, { limit, ...selection }: AskOptions = {}) => ({
-  query,
-  ...defined({ limit }),
-  ...selectionRequest(selection)
-})
+export const askRequest = (query: string, options: AskOptions = {}) => {
+  checkOptions("ask", options)
+  const { limit, ...selection } = options
+  return { query, ...defined({ limit }), ...selectionFields(selection) }
+}
 
 /** The answer request (`POST /v1/ask`). */
-export const answerRequest = (
-  question: string,
-  { model, providerKey, contextSize, ...selection }: AnswerOptions = {}
-) => ({
-  question,
-  ...defined({ model, provider_key: providerKey, context_size: contextSize }),
-  ...selectionRequest(selection)
-})
+export const answerRequest = (question: string, options: AnswerOptions = {}) => {
+  checkOptions("answer", options)
+  const { model, providerKey, contextSize, ...selection } = options
+  return {
+    question,
+    ...defined({ model, provider_key: providerKey, context_size: contextSize }),
+    ...selectionFields(selection)
+  }
+}
 
 /** The comparison request (`POST /v1/match`). */
-export const compareRequest = (sourceId: string, candidateId: string, options: CompareOptions = {}) => ({
-  source_ulid: sourceId,
-  candidate_ulid: candidateId,
-  ...options
-})
+export const compareRequest = (sourceId: string, candidateId: string, options: CompareOptions = {}) => {
+  checkOptions("compare", options)
+  return { source_ulid: sourceId, candidate_ulid: candidateId, ...options }
+}
+
+/** The explain request (the query of `GET /v1/memories/{id}/explain`). */
+export const explainRequest = (options: ExplainOptions = {}) => {
+  checkOptions("explain", options)
+  return defined({ query: options.query })
+}
+
+/** The chain request (the query of `GET /v1/account/chain`). */
+export const chainRequest = (options: ChainOptions = {}) => {
+  checkOptions("chain", options)
+  return defined({ limit: options.limit, before: options.before })
+}
 
 /** Every memory, page by page: `iterate` on top of `list`. */
 export async function* iteratePages(

@@ -35,6 +35,8 @@ export {
   type MetadataValue,
   Proof,
   type Raw,
+  ScopePage,
+  ScopeSummary,
   type Topic,
   type Triple,
   Uploaded
@@ -61,10 +63,13 @@ export {
   type ChainOptions,
   type CompareOptions,
   captureRequest,
+  chainRequest,
+  checkOptions,
   compareRequest,
   type EraseOptions,
   type ExplainOptions,
   type ExportOptions,
+  explainRequest,
   exportRequest,
   type FilterExpression,
   type FilterScalar,
@@ -78,10 +83,15 @@ export {
   type MemoryFields,
   memoryFields,
   type Scope,
+  type ScopesOptions,
   type Selection,
+  scopesRequest,
   selectionRequest,
   type UMOMemory,
-  type UploadOptions
+  type UpdateOptions,
+  type UploadOptions,
+  updateRequest,
+  uploadRequest
 } from "./UMOMemory.js"
 export {
   entryHash,

@@ -108,6 +108,11 @@ export class Captured {
    * timed out, so no update was inferred. Empty when all went well.
    */
   readonly warnings: ReadonlyArray<string>
+  /**
+   * The current memory this capture repeated (the same text, scope and metadata): nothing new was
+   * stored, and `umoId` is that memory's. Null when the capture stored a memory.
+   */
+  readonly duplicateOf: string | null
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.qualityScore = num(raw, "quality_score")
@@ -117,6 +122,7 @@ export class Captured {
     this.supersedes = strings(raw, "supersedes")
     this.supersededBy = optStr(raw, "superseded_by")
     this.warnings = strings(raw, "warnings")
+    this.duplicateOf = optStr(raw, "duplicate_of")
   }
 }
 
@@ -161,11 +167,14 @@ export class Match extends Belonging {
   readonly content: string
   /** Ranking score: higher is more relevant. */
   readonly score: number
+  /** How many memories said this same text: one match stands for them all, at the newest's time. */
+  readonly timesSaid: number
   constructor(raw: Raw) {
     super(raw)
     this.umoId = str(raw, "umo_id")
     this.content = str(raw, "content_text")
     this.score = num(raw, "score")
+    this.timesSaid = num(raw, "times_said") || 1
   }
 }
 
@@ -196,6 +205,34 @@ export class MemoryPage {
   }
 }
 
+/** One of the account's end users, agents or conversations (`scopes`). */
+export class ScopeSummary {
+  readonly kind: "user" | "agent" | "session"
+  readonly id: string
+  /** Its current memories. */
+  readonly memories: number
+  /** The time of its newest memory. */
+  readonly lastMemoryAt: string
+  constructor(readonly raw: Raw) {
+    this.kind = str(raw, "kind") as ScopeSummary["kind"]
+    this.id = str(raw, "id")
+    this.memories = num(raw, "memories")
+    this.lastMemoryAt = str(raw, "last_memory_at")
+  }
+}
+
+/** A page of `scopes`, most recently active first. */
+export class ScopePage {
+  readonly scopes: ReadonlyArray<ScopeSummary>
+  readonly totalCount: number
+  readonly hasMore: boolean
+  constructor(readonly raw: Raw) {
+    this.scopes = list(raw, "scopes").map((scope) => new ScopeSummary(scope))
+    this.totalCount = num(raw, "total_count")
+    this.hasMore = raw.has_more === true
+  }
+}
+
 /** One item of `batch`: a capture, or the reason this item was refused (the others still land). */
 export class BatchItem {
   readonly index: number
@@ -206,6 +243,8 @@ export class BatchItem {
   /** What this item superseded (empty when it failed). */
   readonly supersedes: ReadonlyArray<string>
   readonly supersededBy: string | null
+  /** The current memory this item repeated (nothing new stored), or null. */
+  readonly duplicateOf: string | null
   readonly error: { readonly status: number; readonly detail: string } | null
   constructor(readonly raw: Raw) {
     this.index = num(raw, "index")
@@ -215,6 +254,7 @@ export class BatchItem {
     this.receipt = optStr(raw, "receipt")
     this.supersedes = strings(raw, "supersedes")
     this.supersededBy = optStr(raw, "superseded_by")
+    this.duplicateOf = optStr(raw, "duplicate_of")
     this.error = (raw.error ?? null) as BatchItem["error"]
   }
 }

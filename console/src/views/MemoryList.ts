@@ -1,5 +1,6 @@
 /**
- * The memories, newest first, a page at a time as the list is scrolled (offset pagination of
+ * The memories, newest first by their own time (when it was said, the API's order; the capture
+ * time beside it), a page at a time as the list is scrolled (offset pagination of
  * `GET /v1/memories`), within the scope of the address (user, agent, session, superseded or not)
  * and optionally of one source. Each row shows whose memory it is and what superseded it. What it
  * lists can be exported, and a file imported (Transfers.ts).
@@ -33,7 +34,12 @@ const Row = (props: { item: MemorySummary; query: string }) => {
     <li class=${item.supersededBy === null ? undefined : "superseded"}>
       <${Link} href=${memoryHref(item.umoId) + query}>${item.summary || "(no summary)"}<//>
       <div class="meta">
-        <time datetime=${item.createdAt} title=${item.createdAt}>${formatTime(item.createdAt)}</time>
+        <time datetime=${item.timestamp} title=${`said ${item.timestamp}`} data-testid="memory-time"
+          >${formatTime(item.timestamp)}</time
+        >
+        <span class="captured"
+          >captured <time datetime=${item.createdAt} title=${item.createdAt}>${formatTime(item.createdAt)}</time></span
+        >
         ${item.source === null ? null : html`<span class="chip">${item.source}</span>`}
         <${ScopeBadges} item=${item} />
         <span>quality ${percent(item.qualityScore)}</span>

@@ -70,6 +70,14 @@ export const scopeTour = async (
     ...fixed
   })
 
+  // Maya's two memories: one said in 2019 and captured now, one said now.
+  await api.capture("Maya ran her first marathon in Berlin.", {
+    userId: "maya",
+    timestamp: "2019-09-29T09:15:00Z",
+    ...fixed
+  })
+  await api.capture("Maya is training for a half marathon this spring.", { userId: "maya", ...fixed })
+
   await page.goto(`${server.baseUrl}/console`)
   await page.getByLabel("API key").fill(server.apiKey)
   await page.getByLabel("API key").press("Enter")
@@ -77,9 +85,23 @@ export const scopeTour = async (
   const nav = (name: string) => page.getByRole("navigation").getByRole("link", { name, exact: true })
   await nav("Memories").click()
 
-  // The list, narrowed to Ana: her current memories only, and the scope is in the address.
   const rows = page.getByRole("list", { name: "Memories" }).getByRole("listitem")
   const summary = page.locator(".summary-line")
+  // Each memory shows its own time, the capture time beside it, and the list goes by the former.
+  await page.goto(`${server.baseUrl}/console/memories?user_id=maya`)
+  await summary.filter({ hasText: "2 memories of user “maya”" }).waitFor()
+  const times = await rows
+    .getByTestId("memory-time")
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("datetime")))
+  check(times[1] === "2019-09-29T09:15:00.000Z", `the list shows ${times[1]}, not the memory's own time`)
+  check(Date.parse(times[0] ?? "") > Date.parse("2025-01-01"), "the newer memory is not listed first")
+  check((await rows.nth(1).textContent())?.includes("2019") === true, "the 2019 memory does not show 2019")
+  check((await rows.nth(1).locator(".captured").count()) === 1, "the capture time is not beside it")
+  // The user field offers the account's users, from GET /v1/scopes.
+  await page.locator("#scope-user-ids option[value='maya']").waitFor({ state: "attached" })
+  await page.getByRole("button", { name: "Clear scope" }).click()
+
+  // The list, narrowed to Ana: her current memories only, and the scope is in the address.
   await page.getByLabel("User", { exact: true }).fill("ana")
   await page.getByRole("button", { name: "Apply scope" }).click()
   await summary.filter({ hasText: "2 memories of user “ana”, newest first" }).waitFor()

@@ -87,6 +87,13 @@ export interface CaptureReceipt {
   readonly supersedes: ReadonlyArray<string>
   /** A newer memory that superseded it at once (its content was older), or null. */
   readonly superseded_by: string | null
+  /**
+   * The current memory this capture repeated (`CaptureWrite.dedupe`): nothing new was stored, the
+   * chain records a `repeat` entry of it, and `entry` is its capture entry.
+   */
+  readonly duplicate_of?:
+    | { readonly umo_id: string; readonly created_at: string; readonly quality_score: number }
+    | undefined
 }
 
 /** A memory to store, with what finds the memories it updates. */
@@ -113,6 +120,11 @@ export interface CaptureWrite {
    * memory whose successor it brought in first).
    */
   readonly supersededBy?: string | undefined
+  /**
+   * Answer with the current memory of the same text, scope and metadata instead of storing this one
+   * (at the same content time when `timeGiven`, else at any), checked under the account's lock.
+   */
+  readonly dedupe?: { readonly timeGiven: boolean } | undefined
   /** An imported memory's original (`umo:<id>`, `mem0:<id>`): kept, so it is never imported twice. */
   readonly origin?: { readonly key: string; readonly imported_from: ImportedFrom } | undefined
 }
@@ -174,6 +186,30 @@ export interface IdempotentAnswer {
 /** How long an idempotency key is remembered. */
 export const idempotencyKeyHours = 24
 
+/** The kinds of scope inside an account: end users, agents, conversations. */
+export type ScopeKind = "user" | "agent" | "session"
+
+/** Which scopes a page lists: of one kind, or every kind; ids starting with `prefix`. */
+export interface ScopesOptions {
+  readonly kind?: ScopeKind | undefined
+  readonly prefix?: string | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+/** A scope of the account: how many current memories it holds, and the newest one's time. */
+export interface ScopeSummary {
+  readonly kind: ScopeKind
+  readonly id: string
+  readonly memories: number
+  readonly last_memory_at: string
+}
+
+export interface ScopePage {
+  readonly items: ReadonlyArray<ScopeSummary>
+  readonly total: number
+}
+
 /**
  * Where memories live. Every operation is scoped to one account: no call reads, changes or
  * deletes another account's rows. One SQL implementation runs on PGlite and PostgreSQL.
@@ -211,7 +247,7 @@ export interface MemoryStoreShape {
     accountId: string,
     umoId: string
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, StoreError>
-  /** Newest first (`created_at` desc, then `umo_id` desc). */
+  /** Newest first by the memory's own time (`timestamp` desc, then `created_at` and `umo_id` desc). */
   readonly list: (accountId: string, options: ListOptions) => Effect.Effect<ListPage, StoreError>
   /**
    * A memory's line of versions, oldest first (content time, then id): every memory linked to it
@@ -244,6 +280,8 @@ export interface MemoryStoreShape {
       readonly vectors: boolean
     }
   ) => Effect.Effect<ReadonlyArray<ExportedMemory>, StoreError>
+  /** The account's scopes that hold current memories, most recently active first. */
+  readonly scopes: (accountId: string, options: ScopesOptions) => Effect.Effect<ScopePage, StoreError>
   /** The account's memories imported from these originals (`ImportedFrom`'s keys), by original. */
   readonly originsOf: (
     accountId: string,

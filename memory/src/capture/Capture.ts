@@ -1,6 +1,7 @@
 import {
   type CaptureReceipt,
   type CaptureWrite,
+  canonicalJson,
   Embedder,
   FileParser,
   isUmoId,
@@ -11,7 +12,7 @@ import {
   storableText,
   type Umo
 } from "@umo/core"
-import { Effect, Result, Schema } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
 import {
   decodeRequest,
   describeIssue,
@@ -26,25 +27,27 @@ import {
 } from "../Errors.js"
 import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fields.js"
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
-import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields } from "../Requests.js"
+import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields, UpdateRequest } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Judging from "./Judging.js"
 import { factFinder, inferUpdatesConfig, slotSenseConfig } from "./Updates.js"
 
+/** A capture's answer: the memory stored, or the current one it repeated (`duplicate_of`). */
 const captured = (
   umo: Umo,
-  { receipt, supersedes, superseded_by }: CaptureReceipt,
+  { receipt, supersedes, superseded_by, duplicate_of }: CaptureReceipt,
   warning: string | null
 ): Captured => ({
-  umo_id: umo.umo_id,
-  quality_score: umo.quality_score,
-  created_at: umo.created_at,
+  umo_id: duplicate_of?.umo_id ?? umo.umo_id,
+  quality_score: duplicate_of?.quality_score ?? umo.quality_score,
+  created_at: duplicate_of?.created_at ?? umo.created_at,
   content_hash: umo.content_hash,
   receipt,
   supersedes,
   superseded_by,
-  ...(warning === null ? {} : { warnings: [warning] })
+  ...(warning === null ? {} : { warnings: [warning] }),
+  ...(duplicate_of === undefined ? {} : { duplicate_of: duplicate_of.umo_id })
 })
 
 /** What a file capture takes besides the file: the capture request's fields other than its text. */
@@ -58,7 +61,30 @@ const decodeKey = decodeRequest(
   "headers"
 )
 const decodeUploadFields = decodeRequest(UploadFields, "request body")
+const decodeUpdate = decodeRequest(UpdateRequest, "request body")
 const decodeItem = Schema.decodeUnknownResult(CaptureRequest)
+
+const captureFields = Object.keys(CaptureRequest.fields)
+
+/**
+ * A batch whose items name a field a capture does not take (`userid` for `user_id`) is refused
+ * whole, as `/v1/process` refuses it: stored without that field, an item would lose its scope or
+ * tags silently. Other faults stay the item's own (reported in its result, the rest stored).
+ */
+const unknownItemFields = (items: ReadonlyArray<unknown>): InvalidRequest | undefined => {
+  const unknown = items.flatMap((item, index) =>
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? Object.keys(item)
+          .filter((key) => !captureFields.includes(key))
+          .map((key) => `items.${index}.${key}`)
+      : []
+  )
+  if (unknown.length === 0) return undefined
+  const named = unknown.slice(0, 5).join(", ") + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : "")
+  return new InvalidRequest({
+    detail: `invalid request body: ${named}: Expected no excess property (an item takes ${captureFields.join(", ")}); nothing was stored`
+  })
+}
 
 /** The pipeline's input from a checked capture request (its timestamp is known to parse). */
 const pipelineInput = (
@@ -115,19 +141,26 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const factsOf = yield* factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
-      request: Pick<UploadFields, "supersedes" | "infer_updates">,
+      request: Pick<UploadFields, "supersedes" | "infer_updates" | "dedupe"> & {
+        readonly timestamp?: string | undefined
+      },
       umo: Umo
     ): Effect.Effect<CaptureWrite> =>
       Effect.map(factsOf(umo), (facts) => {
         const infer = request.infer_updates ?? inferByDefault
         // The fact rules decide what they read, in the store (bench:judge: precision 0.9–1.0 on the
         // read sets); the update judge, when there is one, adds what they miss.
+        const supersedes = supersededIds(request)
         return {
           umo,
-          supersedes: supersededIds(request),
+          supersedes,
           facts,
           inferUpdates: infer,
-          judge: infer && judging.judging
+          judge: infer && judging.judging,
+          // A capture naming what it replaces is a new version, never a repeat.
+          ...(request.dedupe === false || supersedes.length > 0
+            ? {}
+            : { dedupe: { timeGiven: request.timestamp !== undefined } })
         }
       })
 
@@ -210,6 +243,8 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const batch = (accountId: string, input: unknown, options?: CaptureOptions) =>
       Effect.gen(function* () {
         const { items } = yield* decodeBatch(input)
+        const unknown = unknownItemFields(items)
+        if (unknown !== undefined) return yield* unknown
         const key = yield* keyOf(options)
         return yield* once<{ readonly results: ReadonlyArray<BatchResultItem> }, never>(
           accountId,
@@ -267,13 +302,17 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               )
               const writes = outcomes.flatMap((o) => (Result.isSuccess(o) ? [o.success] : []))
               return yield* judgedSave(accountId, writes, save, (receipts, warning) => {
-                const byId = new Map(receipts.map((r) => [r.entry.umo_id, r] as const))
+                // The receipts are in the writes' order: the valid items' order.
+                let next = 0
                 return {
                   results: outcomes.map((outcome, index): BatchResultItem => {
                     if (Result.isFailure(outcome))
                       return { index, success: false, umo_id: null, error: outcome.failure }
-                    const { umo } = outcome.success
-                    const { created_at: _, ...stored } = captured(umo, byId.get(umo.umo_id)!, warning)
+                    const { created_at: _, ...stored } = captured(
+                      outcome.success.umo,
+                      receipts[next++]!,
+                      warning
+                    )
                     return { index, success: true, ...stored }
                   })
                 }
@@ -337,5 +376,42 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         )
       })
 
-    return { capture, batch, upload }
+    /**
+     * Changes a memory by capturing its new version, which supersedes it in the same scope: the
+     * history and the chain keep both, nothing is edited in place. Its source stays; its time stays
+     * when only the metadata changes (the same thing said), and is now (or as given) for new text.
+     */
+    const update = (accountId: string, id: string, input: unknown, options?: CaptureOptions) =>
+      Effect.gen(function* () {
+        const change = yield* decodeUpdate(input)
+        if (!isUmoId(id)) return yield* memoryNotFound(id)
+        const old = yield* store.get(accountId, id.toLowerCase()).pipe(Effect.catch(storeFailure))
+        if (Option.isNone(old)) return yield* memoryNotFound(id)
+        const memory = old.value
+        const content = change.content ?? memory.content
+        const metadata = change.metadata ?? memory.metadata
+        if (content === memory.content && canonicalJson(metadata) === canonicalJson(memory.metadata))
+          return yield* new InvalidRequest({
+            detail: `invalid request body: the update changes nothing: memory ${memory.umo_id} already says this, with this metadata`
+          })
+        const timestamp = change.timestamp ?? (change.content === undefined ? memory.timestamp : undefined)
+        return yield* capture(
+          accountId,
+          {
+            content,
+            ...(memory.source === null ? {} : { source: memory.source }),
+            ...(timestamp === undefined ? {} : { timestamp }),
+            ...(memory.user_id === null ? {} : { user_id: memory.user_id }),
+            ...(memory.agent_id === null ? {} : { agent_id: memory.agent_id }),
+            ...(memory.session_id === null ? {} : { session_id: memory.session_id }),
+            metadata,
+            supersedes: [memory.umo_id],
+            // The caller said what this version replaces: the fact rules decide nothing more here.
+            infer_updates: false
+          },
+          options
+        )
+      })
+
+    return { capture, batch, upload, update }
   })

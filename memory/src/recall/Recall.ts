@@ -36,6 +36,8 @@ export interface Hit {
   readonly current: boolean
   /** The facts its capture stored (see `Updates`), for the answer models. */
   readonly facts: ReadonlyArray<StatedFact>
+  /** How many of the ranked memories hold this same text: one hit stands for them all (see `oncePerText`). */
+  readonly timesSaid: number
 }
 
 /** How many, and from which memories: candidates come only from the selection. */
@@ -219,7 +221,8 @@ export const make = Effect.gen(function* () {
       const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
       // A question about how things stand reads more candidates, to find what is current among them.
       const inTimeDepth = reading.aboutHowThingsStood || reading.aboutNow ? currencyDepth : 0
-      const read = ranked.slice(0, Math.max(options.limit, inTimeDepth, reranking ? rerankDepth : 0))
+      // Twice the limit: identical texts collapse into one hit, and the page should still be full.
+      const read = ranked.slice(0, Math.max(options.limit * 2, inTimeDepth, reranking ? rerankDepth : 0))
       // Read only for what is returned (or reranked), and only what a search returns of each
       // (`recalled`: the index holds it), those read lately kept (see `RecordCache`); one deleted meanwhile is left
       // out, and so is one that left the selection meanwhile (superseded, say): the index chose
@@ -259,9 +262,9 @@ export const make = Effect.gen(function* () {
         reading.aboutNow && !past
           ? yield* currency.newerFirst(current.ranked, byId).pipe(timed("judge"))
           : { ranked: current.ranked, outdated: new Set<string>() }
-      const top = judged.ranked.slice(0, options.limit)
+      const top = oncePerText(judged.ranked, byId).slice(0, options.limit)
       const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
-      const hits = top.flatMap(([id, score]): Array<Hit> => {
+      const hits = top.flatMap(({ id, score, timesSaid }): Array<Hit> => {
         const memory = byId.get(id)
         return memory
           ? [
@@ -271,7 +274,8 @@ export const make = Effect.gen(function* () {
                 similarity: round(Math.max(0, similarity.get(id) ?? 0)),
                 outdated: outdated.has(id) || current.outdated.has(id) || judged.outdated.has(id),
                 current: current.current === id && !judged.outdated.has(id),
-                facts: statedBy.get(id) ?? []
+                facts: statedBy.get(id) ?? [],
+                timesSaid
               }
             ]
           : []
@@ -281,6 +285,30 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catch(storeFailure))
   return { search }
 })
+
+/**
+ * One entry per text, at the rank of its best memory and with its score: the memory standing for
+ * the text is its newest (the latest time it was said), and `timesSaid` counts them. A search or an
+ * ask never shows one sentence twice, whatever scopes, sources or times said it.
+ */
+const oncePerText = (
+  ranked: ReadonlyArray<readonly [string, number]>,
+  byId: ReadonlyMap<string, RecalledMemory>
+) => {
+  const texts = new Map<string, { id: string; score: number; timesSaid: number }>()
+  for (const [id, score] of ranked) {
+    const memory = byId.get(id)
+    if (memory === undefined) continue
+    const seen = texts.get(memory.content)
+    if (seen === undefined) texts.set(memory.content, { id, score, timesSaid: 1 })
+    else {
+      seen.timesSaid += 1
+      const shown = byId.get(seen.id)!
+      if (Date.parse(memory.timestamp) > Date.parse(shown.timestamp)) seen.id = id
+    }
+  }
+  return [...texts.values()]
+}
 
 /** Best first; ties by id. */
 const byScore = (scores: ReadonlyMap<string, number>) =>

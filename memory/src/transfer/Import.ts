@@ -19,7 +19,7 @@ import {
 } from "@umo/core"
 import { Effect, Result, Stream } from "effect"
 import { factsOf } from "../capture/Updates.js"
-import { decodeRequest, storeUnavailable, type Unavailable } from "../Errors.js"
+import { decodeRequest, InvalidRequest, storeUnavailable, type Unavailable } from "../Errors.js"
 import { parseTimestamp } from "../Fields.js"
 import { type ExportHeader, ImportRequest, type ImportSummary } from "../Transfers.js"
 import {
@@ -129,10 +129,13 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           if (stopOnError && summary.stopped_at === null) summary.stopped_at = { line, detail }
         }
         let pending: Array<ImportItem> = []
+        /** Values read at the top level: none means an empty body. */
+        let values = 0
 
         /** One value of the input: the header, the end, a memory to import, or a failure. */
         const read = (item: JsonItem) => {
           if (summary.stopped_at !== null) return
+          values++
           summary.lines++
           if ("error" in item) return fail({ line: item.line, detail: item.error })
           const { line, value } = item
@@ -210,6 +213,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         if (summary.stopped_at === null)
           for (const item of [...reader.push(decoder.decode()), ...reader.end()]) read(item)
         yield* flush(true)
+        // An empty body is a mistake (a file not attached, a pipe that gave nothing), not an import of none.
+        if (values === 0 && !cut)
+          return yield* new InvalidRequest({
+            detail:
+              "invalid request body: the body is empty: send an export of UMO or of Mem0, one value a line"
+          })
         return snapshot()
       })
 
@@ -253,7 +262,11 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               facts: factsOf(record.success),
               inferUpdates,
               supersededBy,
-              origin: { key: item.origin, imported_from: item.importedFrom }
+              origin: { key: item.origin, imported_from: item.importedFrom },
+              // One equal to a current memory is that memory, unless a line of versions names it.
+              ...(item.supersedes.length === 0 && item.supersededBy === null
+                ? { dedupe: { timeGiven: item.request.timestamp !== undefined } }
+                : {})
             }
           })
         }

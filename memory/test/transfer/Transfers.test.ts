@@ -84,6 +84,44 @@ const listAll = Effect.gen(function* () {
 describe("export and import", () => {
   it.layer(TestMemory, { timeout: "180 seconds" })((it) => {
     it.effect(
+      "refuses an export line with a field an export does not write, an empty body, and stores no repeat",
+      () =>
+        Effect.gen(function* () {
+          const from = `from-${crypto.randomUUID().slice(0, 8)}`
+          const to = `to-${crypto.randomUUID().slice(0, 8)}`
+          yield* as(from)(
+            Effect.flatMap(Memory, (memory) =>
+              Effect.forEach(["Likes green tea.", "Reads on the train."], (content) =>
+                memory.capture({ content, user_id: "ana", timestamp: "2024-02-02" })
+              )
+            )
+          )
+          const lines = (yield* as(from)(exportText())).trimEnd().split("\n")
+          const changed = lines.map((line, i) =>
+            i === 1 ? JSON.stringify({ ...JSON.parse(line), userid: "ana" }) : line
+          )
+          const summary = yield* as(to)(importText(`${changed.join("\n")}\n`))
+          expect(summary.imported).toBe(1)
+          expect(summary.failures).toEqual([{ line: 2, detail: expect.stringContaining("userid") }])
+          // The same export again: the one imported is known, the other was never stored.
+          expect((yield* as(to)(importText(`${lines.join("\n")}\n`))).imported).toBe(1)
+          expect((yield* as(to)(Effect.flatMap(Memory, (m) => m.list()))).total_count).toBe(2)
+          const empty = yield* as(to)(Effect.flip(importText("")))
+          expect(empty.detail).toContain("the body is empty")
+          // A Mem0 memory equal to a current one (text, scope, metadata, time) is that memory.
+          const mem0 = {
+            id: "m-1",
+            memory: "Likes green tea.",
+            user_id: "ana",
+            created_at: "2024-02-02T00:00:00Z"
+          }
+          const repeat = yield* as(to)(importText(`${JSON.stringify(mem0)}\n`))
+          expect(repeat.imported).toBe(1)
+          expect((yield* as(to)(Effect.flatMap(Memory, (m) => m.list()))).total_count).toBe(2)
+        })
+    )
+
+    it.effect(
       "carries memories, scopes, metadata, times and supersessions into another account, proofs kept",
       () =>
         Effect.gen(function* () {

@@ -17,6 +17,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
+import { captureEntries as capturesOf, findOriginals } from "./SqlDuplicates.js"
 import { eraseMatching } from "./SqlErasure.js"
 import { makeExports } from "./SqlExports.js"
 import { storeError, transaction } from "./SqlFailure.js"
@@ -30,6 +31,7 @@ import {
   toStored,
   vectorText
 } from "./SqlMemoryRows.js"
+import { listScopes } from "./SqlScopes.js"
 import { applySupersessions, factRows, recordSupersessionTimes } from "./SqlSupersessions.js"
 import * as TableStatistics from "./TableStatistics.js"
 
@@ -119,29 +121,40 @@ export const make = Effect.gen(function* () {
           // The account's chain head first: writers of one account take turns from the start, so the
           // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
           yield* lockChainHead(sql, accountId)
+          // A write repeating a current memory stores nothing: the chain records the repeat.
+          const originals = yield* findOriginals(sql, accountId, writes, recordHashes)
+          const stored = writes.flatMap((w, i) => (originals.has(i) ? [] : [{ w, i }]))
+          const storedWrites = stored.map(({ w }) => w)
           yield* insertRows(
             sql,
             "memories",
-            writes.map((w, i) => ({
+            stored.map(({ w, i }) => ({
               ...memoryRow(accountId, w.umo, recordHashes[i]!),
               imported_from: w.origin === undefined ? null : JSON.stringify(w.origin.imported_from)
             })),
             500
           )
-          // An original imported twice (two imports racing) fails here, on the primary key: stored once.
+          // An original imported twice (two imports racing) fails here, on the primary key: stored
+          // once. One imported as a repeat is kept as the memory it repeats.
           yield* insertRows(
             sql,
             "memory_origins",
-            writes.flatMap((w) =>
+            writes.flatMap((w, i) =>
               w.origin === undefined
                 ? []
-                : [{ account_id: accountId, origin: w.origin.key, umo_id: w.umo.umo_id }]
+                : [
+                    {
+                      account_id: accountId,
+                      origin: w.origin.key,
+                      umo_id: originals.get(i)?.umo_id ?? w.umo.umo_id
+                    }
+                  ]
             )
           )
           yield* insertRows(
             sql,
             "memory_chunks",
-            umos.flatMap((umo) =>
+            storedWrites.flatMap(({ umo }) =>
               umo.embedding.chunks.map((chunk, chunk_index) => ({
                 account_id: accountId,
                 umo_id: umo.umo_id,
@@ -153,39 +166,65 @@ export const make = Effect.gen(function* () {
             ),
             1_000
           )
-          yield* insertRows(sql, "memory_facts", factRows(accountId, writes), 2_000)
-          const { updated, events } = yield* applySupersessions(sql, accountId, writes)
-          // The captures' entries, then each supersession's (which names a memory captured first).
-          const captures = umos.map(
-            (umo, i): LedgerEvent => ({
+          yield* insertRows(sql, "memory_facts", factRows(accountId, storedWrites), 2_000)
+          const { updated, events } = yield* applySupersessions(sql, accountId, storedWrites)
+          // The captures' entries, the repeats', then each supersession's (which names a memory captured first).
+          const captures = stored.map(
+            ({ w, i }): LedgerEvent => ({
               kind: "capture",
-              umo_id: umo.umo_id,
-              content_hash: umo.content_hash,
-              semantic_hash: umo.semantic_hash,
+              umo_id: w.umo.umo_id,
+              content_hash: w.umo.content_hash,
+              semantic_hash: w.umo.semantic_hash,
               record_hash: recordHashes[i]!
             })
           )
-          const appended = yield* ledger.appendMany(accountId, [...captures, ...events])
+          const repeats = [...originals.values()].map(
+            (o): LedgerEvent => ({
+              kind: "repeat",
+              umo_id: o.umo_id,
+              content_hash: o.content_hash,
+              semantic_hash: o.semantic_hash,
+              record_hash: o.record_hash
+            })
+          )
+          const appended = yield* ledger.appendMany(accountId, [...captures, ...repeats, ...events])
           // One append records one time for all its entries.
           yield* recordSupersessionTimes(sql, accountId, appended)
-          const entries = appended.slice(0, umos.length)
-          const receipts = yield* Effect.forEach(entries, (entry) =>
-            Effect.map(
-              ledger.signReceipt({ type: "umo-capture-receipt", umo_id: entry.umo_id, entry }),
+          const captureEntries = new Map(appended.slice(0, captures.length).map((e) => [e.umo_id, e]))
+          const earlier = yield* capturesOf(
+            sql,
+            accountId,
+            [...originals.values()].flatMap((o) => (o.stored ? [o.umo_id] : []))
+          )
+          const receipts = yield* Effect.forEach(writes, (w, i) => {
+            const original = originals.get(i)
+            const id = original?.umo_id ?? w.umo.umo_id
+            const entry = captureEntries.get(id) ?? earlier.get(id)!
+            return Effect.map(
+              ledger.signReceipt({ type: "umo-capture-receipt", umo_id: id, entry }),
               (receipt): CaptureReceipt => ({
                 entry,
                 receipt,
-                supersedes: updated.get(entry.umo_id)?.supersedes ?? [],
-                superseded_by: updated.get(entry.umo_id)?.superseded_by ?? null
+                supersedes: original === undefined ? (updated.get(id)?.supersedes ?? []) : [],
+                superseded_by: original === undefined ? (updated.get(id)?.superseded_by ?? null) : null,
+                ...(original === undefined
+                  ? {}
+                  : {
+                      duplicate_of: {
+                        umo_id: original.umo_id,
+                        created_at: original.created_at,
+                        quality_score: original.quality_score
+                      }
+                    })
               })
             )
-          )
+          })
           if (idempotency !== undefined) yield* rememberAnswer(accountId, idempotency, receipts)
-          return receipts
+          return { receipts, stored: stored.length }
         })
       )
-      yield* statistics.wrote(umos.length)
-      return receipts
+      yield* statistics.wrote(receipts.stored)
+      return receipts.receipts
     }).pipe(Effect.mapError(storeError("could not store the memories")))
 
   /**
@@ -248,7 +287,7 @@ export const make = Effect.gen(function* () {
         SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} AND ${selected}`
       const rows = yield* reads<MemoryRow>`
         SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${selected}
-        ORDER BY created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
+        ORDER BY content_time DESC, created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
       return { items: rows.map(toStored), total: Number(count?.total ?? 0) }
     }).pipe(Effect.mapError(storeError("could not list memories")))
 
@@ -313,7 +352,11 @@ export const make = Effect.gen(function* () {
   const { exportPage } = makeExports(reads, readFilters)
   const { originsOf } = makeExports(sql, filters)
 
+  const scopes: MemoryStoreShape["scopes"] = (accountId, options) =>
+    listScopes(reads, accountId, options).pipe(Effect.mapError(storeError("could not list the scopes")))
+
   return makeMemoryStore({
+    scopes,
     exportPage,
     originsOf,
     insert,

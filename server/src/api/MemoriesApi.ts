@@ -10,11 +10,13 @@ import {
   MetadataMatch,
   Results,
   ScopeAndMetadata,
+  ScopesRequest,
   SearchRequest,
   Source,
   Unavailable,
   UnsupportedFile,
   UpdateFields,
+  UpdateRequest,
   uploadLimitBytes
 } from "@umo/memory"
 import { Schema, SchemaGetter } from "effect"
@@ -61,6 +63,9 @@ const UploadForm = Schema.Struct({
   supersedes: Schema.optional(Schema.fromJsonString(UpdateFields.supersedes.schema)),
   infer_updates: Schema.optional(FormBoolean).annotate({
     description: "`true` or `false`: as a capture's infer_updates (default true)"
+  }),
+  dedupe: Schema.optional(FormBoolean).annotate({
+    description: "`true` or `false`: as a capture's dedupe (default true)"
   })
 })
 const readErrors = [MemoryNotFound, Unavailable]
@@ -139,6 +144,32 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       "The memory's whole line of versions, oldest first: every memory it superseded or that superseded it, " +
         "through any number of supersessions, itself included."
     ),
+    HttpApiEndpoint.patch("update", "/v1/memories/:id", {
+      params: id,
+      payload: UpdateRequest,
+      headers: IdempotencyHeaders,
+      success: Envelope(Results.Captured),
+      error: captureErrors
+    }).annotate(
+      OpenApi.Description,
+      "Changes a memory's text (`content`), its metadata (replaced whole) or both, by capturing a new version " +
+        "in the same scope that supersedes it: the answer is the new version's capture, with `supersedes` naming " +
+        "the old one, which stays readable by id and in the history, out of default list, search and ask. " +
+        "Nothing is edited in place; both versions are entries of the chain. Rules a schema cannot state: a " +
+        "superseded memory is refused with 422 (change the current one), and so is a change that changes nothing."
+    ),
+    HttpApiEndpoint.get("scopes", "/v1/scopes", {
+      query: ScopesRequest,
+      success: Envelope(Results.ScopeList),
+      error: [InvalidRequest, Unavailable]
+    })
+      .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
+      .annotate(
+        OpenApi.Description,
+        "The account's end users (`user_id`), agents (`agent_id`) and conversations (`session_id`) that hold " +
+          "current memories, most recently active first: each with how many it holds and the newest one's time. " +
+          "Narrow by `kind` and by an id `prefix`."
+      ),
     HttpApiEndpoint.get("get", "/v1/memories/:id", {
       params: id,
       success: Results.MemoryRecord,

@@ -44,6 +44,10 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
       .handle("list", ({ query }) => Effect.flatMap(memory.list(query), envelope))
       .handle("erase", ({ query }) => Effect.flatMap(memory.erase(query), envelope))
       .handle("history", ({ params }) => Effect.flatMap(memory.history(params.id), envelope))
+      .handle("update", ({ params, payload, headers }) =>
+        Effect.flatMap(memory.update(params.id, payload, keyOf(headers)), envelope)
+      )
+      .handle("scopes", ({ query }) => Effect.flatMap(memory.scopes(query), envelope))
       .handle("get", ({ params }) => memory.get(params.id))
       .handle("proof", ({ params }) => Effect.flatMap(memory.proof(params.id), envelope))
       .handle("forget", ({ params }) => memory.forget(params.id))

@@ -9,6 +9,7 @@ import searchPostings from "./0007_search_postings.js"
 import scopesAndUpdates from "./0008_scopes_and_updates.js"
 import statementForget from "./0009_statement_forget.js"
 import imports from "./0010_imports.js"
+import newestAndRepeats from "./0011_newest_and_repeats.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -21,7 +22,8 @@ export const migrations = Migrator.fromRecord({
   "0007_search_postings": searchPostings,
   "0008_scopes_and_updates": scopesAndUpdates,
   "0009_statement_forget": statementForget,
-  "0010_imports": imports
+  "0010_imports": imports,
+  "0011_newest_and_repeats": newestAndRepeats
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
