@@ -33,7 +33,10 @@ export interface ItemError {
 }
 
 const decodeCapture = Schema.decodeUnknownResult(CaptureRequest)
-const decodeExported = Schema.decodeUnknownResult(ExportedMemory)
+// A field an export of UMO does not write is refused with its line, never dropped: the line is
+// not what an export wrote, and what it meant by the field would be lost.
+const decodeExported = (value: unknown) =>
+  Schema.decodeUnknownResult(ExportedMemory)(value, { onExcessProperty: "error" })
 const decodeHeader = Schema.decodeUnknownResult(ExportHeader)
 
 /** The capture request of an imported memory, checked as a capture is, or why it is not one. */
