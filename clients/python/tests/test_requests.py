@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from umo_client import UMOClient
+from umo_client import BatchItem, Captured, Match, UMOClient, Uploaded, ValidationError
 
 from .test_transport import ScriptedServer, Seen
 
@@ -100,6 +100,46 @@ class SelectionTest(unittest.TestCase):
         self.assertEqual((server.seen[-1].path, query(server.seen[-1])), ("/v1/account/chain", {"limit": "2", "before": "7"}))
 
 
+class UpdateAndScopesTest(unittest.TestCase):
+    def setUp(self) -> None:
+        server.reset()
+
+    def test_update_sends_a_patch_with_the_fields_given_and_a_key(self) -> None:
+        umo = client()
+        updated = umo.update("a b/c", content="The locker is number 14.", metadata={"floor": 3, "tags": ["x"]}, timestamp=WHEN)
+        seen = server.seen[-1]
+        self.assertEqual((seen.method, seen.path), ("PATCH", "/v1/memories/a%20b%2Fc"))
+        self.assertEqual(
+            json.loads(seen.body),
+            {"content": "The locker is number 14.", "metadata": {"floor": 3, "tags": ["x"]}, "timestamp": "2024-05-01T09:30:00+00:00"},
+        )
+        self.assertRegex(seen.key or "", r"^[0-9a-f-]{36}$")
+        self.assertEqual((updated.umo_id, updated.supersedes, updated.duplicate_of), ("memory-0", ["a%20b%2Fc"], None))
+        umo.update("m-1", metadata={}, idempotency_key="mine")
+        self.assertEqual((json.loads(server.seen[-1].body), server.seen[-1].key), ({"metadata": {}}, "mine"))
+        umo.update("m-1", content="Only the text.")
+        self.assertEqual(json.loads(server.seen[-1].body), {"content": "Only the text."})
+        self.assertNotEqual(server.seen[-1].key, server.seen[0].key)
+
+    def test_scopes_sends_the_fields_given_and_reads_the_page(self) -> None:
+        page = client().scopes(kind="user", prefix="an a", limit=1, offset=2)
+        seen = last("/v1/scopes")
+        self.assertEqual((seen.method, query(seen)), ("GET", {"kind": "user", "prefix": "an a", "limit": "1", "offset": "2"}))
+        self.assertEqual((page.total_count, page.has_more, len(page.scopes)), (4, True, 1))
+        scope = page.scopes[0]
+        self.assertEqual((scope.kind, scope.id, scope.memories, scope.last_memory_at), ("user", "ana", 3, "2026-01-01T00:00:00.000Z"))
+        self.assertEqual(scope.raw["id"], "ana")
+        client().scopes()
+        self.assertEqual(last("/v1/scopes").query, "")
+
+    def test_results_read_times_said_and_duplicate_of(self) -> None:
+        self.assertEqual(Match.from_raw({"umo_id": "m", "times_said": 3}).times_said, 3)
+        self.assertEqual(Match.from_raw({"umo_id": "m"}).times_said, 1)
+        for result in (Captured, Uploaded, BatchItem):
+            self.assertEqual(result.from_raw({"umo_id": "m", "duplicate_of": "m"}).duplicate_of, "m", result)
+            self.assertIsNone(result.from_raw({"umo_id": "m"}).duplicate_of, result)
+
+
 class CaptureFieldsTest(unittest.TestCase):
     FIELDS: dict[str, Any] = dict(
         user_id="ana", agent_id="concierge", session_id="s-1", metadata={"topic": "home", "tags": ["a", "b"], "n": None},
@@ -119,9 +159,31 @@ class CaptureFieldsTest(unittest.TestCase):
         items = json.loads(last("/v1/batch").body)["items"]
         self.assertEqual(items, [{"content": "Plain."}, {"content": "Scoped.", "timestamp": "2024-05-01T09:30:00+00:00", **self.WIRE}])
 
-    def test_a_misspelt_batch_field_or_a_lone_supersedes_id_is_refused_before_any_request(self) -> None:
-        with self.assertRaisesRegex(ValueError, r"\['userid'\]"):
-            client().batch([{"content": "A note.", "userid": "ana"}])
+    def test_capture_batch_and_upload_send_dedupe(self) -> None:
+        umo = client()
+        umo.capture("A note.", dedupe=False)
+        self.assertEqual(json.loads(last("/v1/process").body), {"content": "A note.", "dedupe": False})
+        umo.batch([{"content": "Again.", "dedupe": False}, {"content": "Once.", "dedupe": True}, "Plain."])
+        items = json.loads(last("/v1/batch").body)["items"]
+        self.assertEqual(items, [{"content": "Again.", "dedupe": False}, {"content": "Once.", "dedupe": True}, {"content": "Plain."}])
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "note.txt"
+            path.write_text("hello", encoding="utf-8")
+            client().upload(path, dedupe=False)
+        self.assertIn('Content-Disposition: form-data; name="dedupe"\r\n\r\nfalse\r\n', last("/v1/upload").body.decode("utf-8"))
+        umo.capture("Left to the service.")
+        self.assertNotIn("dedupe", json.loads(last("/v1/process").body))
+
+    def test_an_unknown_batch_item_key_or_a_lone_supersedes_id_is_refused_before_any_request(self) -> None:
+        for key, hint in (("user_idd", ""), ("userId", " (did you mean user_id?)"), ("inferUpdates", " (did you mean infer_updates?)")):
+            with self.assertRaises(ValidationError, msg=key) as refused:
+                client().batch(["Fine.", {"content": "A note.", key: "ana"}])
+            self.assertEqual(refused.exception.status, 422)
+            detail = refused.exception.detail or ""
+            self.assertTrue(detail.startswith(f"invalid options: {key}: not an option of batch item{hint}; it takes content, "), detail)
+            self.assertIn("user_id", detail)
+            self.assertIn("dedupe", detail)
+            self.assertEqual(str(refused.exception), f"422: {detail}")
         with self.assertRaisesRegex(TypeError, "list of memory ids"):
             client().capture("A note.", supersedes="m-1")
         self.assertEqual(server.seen, [])

@@ -164,6 +164,99 @@ class SupersessionTest(unittest.TestCase):
         self.assertFalse(verify_proof(dataclasses.replace(proof, superseded_by=str(uuid.uuid4())), keys))
 
 
+class UpdateTest(unittest.TestCase):
+    def test_an_update_is_a_new_version_the_history_keeps_both_and_the_old_one_is_refused_after(self) -> None:
+        alice, user = client("alice"), unique("locker")
+        old = alice.capture("Ana's locker is number 12.", user_id=user, agent_id="desk", metadata={"floor": 2},
+                            timestamp="2024-02-01", infer_updates=False)
+        new = alice.update(old.umo_id, content="Ana's locker is number 14.")
+        self.assertNotEqual(new.umo_id, old.umo_id)
+        self.assertEqual((new.supersedes, new.superseded_by, new.duplicate_of), ([old.umo_id], None, None))
+        self.assertTrue(new.receipt)
+        # The new version keeps the scope and the metadata; the old one stays readable, superseded.
+        memory = alice.get(new.umo_id)
+        self.assertEqual(memory.content_text, "Ana's locker is number 14.")
+        self.assertEqual((memory.user_id, memory.agent_id, dict(memory.metadata)), (user, "desk", {"floor": 2}))
+        self.assertEqual(memory.supersedes, [old.umo_id])
+        self.assertEqual(alice.get(old.umo_id).superseded_by, new.umo_id)
+        self.assertEqual([i.umo_id for i in alice.list(user_id=user).items], [new.umo_id])
+        history = alice.history(old.umo_id)
+        self.assertEqual([v.umo_id for v in history.versions], [old.umo_id, new.umo_id])
+        self.assertEqual([v.content_text for v in history.versions], ["Ana's locker is number 12.", "Ana's locker is number 14."])
+        self.assertEqual(history.current and history.current.umo_id, new.umo_id)
+        self.assertTrue(verify_proof(alice.verify(new.umo_id), pinned()))
+
+        # A superseded memory is refused: change the current one.
+        with self.assertRaises(ValidationError) as superseded:
+            alice.update(old.umo_id, content="Ana's locker is number 16.")
+        self.assertEqual(superseded.exception.status, 422)
+        # Metadata alone: replaced whole, the time kept.
+        tagged = alice.update(new.umo_id, metadata={"floor": 3}, idempotency_key=f"py-client-test/{user}")
+        self.assertEqual(alice.update(new.umo_id, metadata={"floor": 3}, idempotency_key=f"py-client-test/{user}").umo_id, tagged.umo_id)
+        retagged = alice.get(tagged.umo_id)
+        self.assertEqual((retagged.content_text, dict(retagged.metadata)), ("Ana's locker is number 14.", {"floor": 3}))
+        self.assertEqual(retagged.timestamp, memory.timestamp)
+        self.assertEqual([v.umo_id for v in alice.history(tagged.umo_id).versions], [old.umo_id, new.umo_id, tagged.umo_id])
+        # A change that changes nothing, or no change at all, is refused; an unknown id is not found.
+        for unchanged in ({"metadata": {"floor": 3}}, {"content": "Ana's locker is number 14."}, {}):
+            with self.assertRaises(ValidationError, msg=str(unchanged)) as refused:
+                alice.update(tagged.umo_id, **unchanged)
+            self.assertEqual(refused.exception.status, 422)
+        with self.assertRaises(NotFoundError):
+            alice.update(str(uuid.uuid4()), content="Nobody's locker.")
+        self.assertEqual([i.umo_id for i in alice.list(user_id=user).items], [tagged.umo_id])
+
+
+class ScopeListTest(unittest.TestCase):
+    def test_scopes_lists_users_agents_and_sessions_newest_first_by_kind_and_prefix_in_pages(self) -> None:
+        alice, p = client("alice"), unique("roster") + "-"
+        alice.capture("Ana books the meeting room.", user_id=p + "ana", agent_id=p + "bot", timestamp="2024-03-01", infer_updates=False)
+        newest = alice.capture("Ana orders the coffee beans.", user_id=p + "ana", timestamp="2024-05-01", infer_updates=False)
+        alice.capture("Ben waters the plants.", user_id=p + "ben", session_id=p + "chat", timestamp="2024-04-01", infer_updates=False)
+        cy = alice.capture("Cy fixes the printer.", user_id=p + "cy", timestamp="2024-02-01", infer_updates=False)
+        alice.update(cy.umo_id, content="Cy fixes the scanner.", timestamp="2024-02-02")  # still one current memory
+        client("bob").capture("Bob's own user.", user_id=p + "bob")
+
+        page = alice.scopes(prefix=p)
+        listed = [(s.kind, s.id, s.memories) for s in page.scopes]
+        self.assertEqual(listed, [("user", p + "ana", 2), ("session", p + "chat", 1), ("user", p + "ben", 1),
+                                  ("agent", p + "bot", 1), ("user", p + "cy", 1)])
+        self.assertEqual((page.total_count, page.has_more), (5, False))
+        self.assertEqual(page.scopes[0].last_memory_at, alice.get(newest.umo_id).timestamp)
+        self.assertEqual(page.scopes[-1].last_memory_at, "2024-02-02T00:00:00.000Z")
+
+        users = alice.scopes(kind="user", prefix=p)
+        self.assertEqual([(s.kind, s.id) for s in users.scopes], [("user", p + "ana"), ("user", p + "ben"), ("user", p + "cy")])
+        self.assertEqual([s.id for s in alice.scopes(kind="agent", prefix=p).scopes], [p + "bot"])
+        self.assertEqual([s.id for s in alice.scopes(kind="session", prefix=p).scopes], [p + "chat"])
+        self.assertEqual([s.id for s in alice.scopes(prefix=p + "b").scopes], [p + "ben", p + "bot"])
+
+        pages = [alice.scopes(prefix=p, limit=2, offset=offset) for offset in (0, 2, 4)]
+        self.assertEqual([(len(q.scopes), q.total_count, q.has_more) for q in pages], [(2, 5, True), (2, 5, True), (1, 5, False)])
+        self.assertEqual([(s.kind, s.id, s.memories) for q in pages for s in q.scopes], listed)
+        self.assertEqual((alice.scopes(prefix=p, offset=5).scopes, alice.scopes(prefix=p + "zz").total_count), ([], 0))
+        self.assertEqual([s.id for s in client("bob").scopes(prefix=p).scopes], [p + "bob"])
+
+        with self.assertRaises(ValidationError) as refused:
+            alice.scopes(kind="team")
+        self.assertEqual(refused.exception.status, 422)
+        self.assertIn("kind", refused.exception.detail or "")
+
+    def test_a_scope_id_with_whitespace_at_either_end_is_refused_naming_the_field(self) -> None:
+        alice, user = client("alice"), unique("spaced")
+        for spaced in (f" {user}", f"{user} ", f"{user}\t"):
+            with self.assertRaises(ValidationError, msg=repr(spaced)) as refused:
+                alice.capture("A note with a padded user.", user_id=spaced)
+            self.assertEqual(refused.exception.status, 422)
+            self.assertIn("user_id", refused.exception.detail or "")
+        [item] = alice.batch([{"content": "A note with a padded agent.", "agent_id": f"{user} "}])
+        self.assertEqual((item.success, item.error_status), (False, 422))
+        self.assertIn("agent_id", item.error_detail or "")
+        # Inside the id, a space is fine.
+        self.assertEqual(alice.get(alice.capture("A note with a spaced user.", user_id=f"{user} x").umo_id).user_id, f"{user} x")
+        self.assertEqual(alice.list(user_id=user).total_count, 0)
+
+
 class ErasureTest(unittest.TestCase):
     def test_forget_all_erases_exactly_one_users_memories_with_a_receipt_that_verifies(self) -> None:
         alice, user, other = client("alice"), unique("erased"), unique("kept")

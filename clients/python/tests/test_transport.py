@@ -56,6 +56,9 @@ class ScriptedServer:
             def do_DELETE(self) -> None:
                 self.respond()
 
+            def do_PATCH(self) -> None:
+                self.respond()
+
             def respond(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
@@ -131,6 +134,11 @@ def _answer(path: str, n: int) -> dict[str, Any]:
         return {"results": [{"index": 0, "success": True, "umo_id": f"memory-{n}"}]}
     if path == "/v1/memories":
         return {"items": [], "total_count": 0, "has_more": False}
+    if path == "/v1/scopes":
+        return {"scopes": [{"kind": "user", "id": "ana", "memories": 3, "last_memory_at": "2026-01-01T00:00:00.000Z"}],
+                "total_count": 4, "has_more": True}
+    if path.startswith("/v1/memories/"):
+        return {**captured, "supersedes": [path.rsplit("/", 1)[1]]}
     if path == "/v1/ask":
         return {"answer": "Lisbon", "method": "extractive", "citations": []}
     return {}
@@ -246,6 +254,13 @@ class ConnectionFailureTest(unittest.TestCase):
             keys = server.keys(called)
             self.assertEqual(len(keys), 2)
             self.assertEqual(keys[0], keys[1])
+
+    def test_an_update_is_retried_with_its_key_when_unavailable_or_the_connection_drops(self) -> None:
+        server.script("/v1/memories/m-1", UNAVAILABLE, DROP, OK)
+        updated = client().update("m-1", content="The locker is number 14.", idempotency_key="update-m-1")
+        self.assertEqual((updated.umo_id, updated.supersedes), ("memory-2", ["m-1"]))
+        self.assertEqual(server.keys("/v1/memories/m-1"), ["update-m-1"] * 3)
+        self.assertEqual({s.method for s in server.seen}, {"PATCH"})
 
     def test_a_capture_whose_answer_was_cut_short_is_retried_with_the_same_key(self) -> None:
         # The service stored it and the answer was lost: the retry gets the first answer again.

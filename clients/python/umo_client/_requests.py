@@ -5,10 +5,12 @@ each ``batch`` item, ``upload``'s form) and the selection fields of the reads (`
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ._fields import MetadataValue
+from .errors import ValidationError
 
 Timestamp = Union[datetime, str]
 """A time: a timezone-aware ``datetime``, or RFC 3339 text (``2024-05-01T09:30:00Z``) or a date."""
@@ -29,7 +31,9 @@ BatchInput = Union[str, Mapping[str, Any]]
 """One item of ``batch``: a text, or a mapping with ``content`` and any of the capture fields."""
 
 # The fields of a capture besides its content, as the API names them (a batch item's keys too).
-CAPTURE_FIELDS = ("source", "timestamp", "user_id", "agent_id", "session_id", "metadata", "supersedes", "infer_updates")
+CAPTURE_FIELDS = (
+    "source", "timestamp", "user_id", "agent_id", "session_id", "metadata", "supersedes", "infer_updates", "dedupe",
+)
 
 
 def iso(timestamp: Optional[Timestamp]) -> Optional[str]:
@@ -54,8 +58,9 @@ def capture_fields(
     metadata: Optional[Mapping[str, MetadataValue]] = None,
     supersedes: Optional[Sequence[str]] = None,
     infer_updates: Optional[bool] = None,
+    dedupe: Optional[bool] = None,
 ) -> dict[str, Any]:
-    """A capture's source, time, scope, tags and updates: the fields given."""
+    """A capture's source, time, scope, tags, updates and dedupe: the fields given."""
     if isinstance(supersedes, str):
         raise TypeError("supersedes is a list of memory ids, not one id")
     return some(
@@ -67,7 +72,30 @@ def capture_fields(
         metadata=None if metadata is None else dict(metadata),
         supersedes=None if supersedes is None else list(supersedes),
         infer_updates=infer_updates,
+        dedupe=dedupe,
     )
+
+
+def update_fields(
+    content: Optional[str] = None,
+    metadata: Optional[Mapping[str, MetadataValue]] = None,
+    timestamp: Optional[Timestamp] = None,
+) -> dict[str, Any]:
+    """A change to a memory (``PATCH /v1/memories/{id}``): its new text, metadata and time, the ones given."""
+    return some(content=content, metadata=None if metadata is None else dict(metadata), timestamp=iso(timestamp))
+
+
+def check_options(call: str, options: Mapping[str, Any], allowed: Sequence[str]) -> None:
+    """Refuses a key the call does not take, as the service refuses an unknown field — a misspelt
+    one (``userId`` for ``user_id``) would otherwise be dropped, and a capture stored with no user:
+    a :class:`ValidationError` (422) naming it, before any request (the JS client's ``checkOptions``)."""
+    for key in options:
+        if key in allowed:
+            continue
+        meant = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), str(key))
+        hint = f" (did you mean {meant}?)" if meant != key and meant in allowed else ""
+        detail = f"invalid options: {key}: not an option of {call}{hint}; it takes {', '.join(allowed)}"
+        raise ValidationError(f"422: {detail}", 422, detail)
 
 
 def batch_item(item: BatchInput) -> dict[str, Any]:
@@ -75,9 +103,7 @@ def batch_item(item: BatchInput) -> dict[str, Any]:
     mistake, refused here rather than dropped: a misspelt ``user_id`` would leave a memory unscoped)."""
     if isinstance(item, str):
         return {"content": item}
-    unknown = sorted(set(item) - {"content", *CAPTURE_FIELDS})
-    if unknown:
-        raise ValueError(f"unknown batch item field(s) {unknown}: an item takes content and {', '.join(CAPTURE_FIELDS)}")
+    check_options("batch item", item, ("content", *CAPTURE_FIELDS))
     return {"content": item["content"], **capture_fields(**{k: item[k] for k in CAPTURE_FIELDS if k in item})}
 
 

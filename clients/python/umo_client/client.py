@@ -15,10 +15,21 @@ from pathlib import Path
 from typing import IO, Any, Generator, Iterable, Iterator, Mapping, Optional, Sequence, Union, cast
 
 from ._fields import MetadataValue
-from ._requests import BatchInput, FilterExpression, MetadataMatch, Timestamp, batch_item, capture_fields, selection, some, text_fields
+from ._requests import (
+    BatchInput,
+    FilterExpression,
+    MetadataMatch,
+    Timestamp,
+    batch_item,
+    capture_fields,
+    selection,
+    some,
+    text_fields,
+    update_fields,
+)
 from ._transport import BodyData, StreamedBody, Transport, check_idempotency_key, multipart
 from .errors import APIError, IncompleteExportError
-from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, Uploaded
+from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, ScopePage, Uploaded
 from .results import Account, Answer, Comparison, Models
 from .signed import ChainPage, DeletionReceipt, Proof
 from .transfers import ExportEnd, ExportedMemory, ExportHeader, ExportLine, ImportSummary, export_line, line_bytes
@@ -86,7 +97,8 @@ def _key(idempotency_key: Optional[str]) -> str:
 class UMOClient:
     """A client of the UMO API. The nine verbs of the spec — ``capture``, ``ask`` (search),
     ``get``, ``list``, ``verify``, ``explain``, ``forget``, ``upload``, ``batch`` — and the other
-    calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``history``, ``forget_all``,
+    calls: ``answer`` (``/v1/ask``), ``compare`` (``/v1/match``), ``update`` (``PATCH
+    /v1/memories/{id}``), ``history``, ``scopes`` (``/v1/scopes``), ``forget_all``,
     ``export_memories`` / ``export_to`` (``/v1/export``), ``import_memories`` (``/v1/import``),
     ``account``, ``chain`` (``/v1/account/chain``), ``models``, ``health``, ``signing_keys``.
 
@@ -95,23 +107,27 @@ class UMOClient:
     retried ``max_retries`` times, waiting as ``Retry-After`` says (at most ``max_retry_delay``)
     or else a jittered exponential backoff.
 
-    Captures (``capture``, ``batch``, ``upload``) are idempotent across retries: each call sends an
-    ``Idempotency-Key`` header (a new UUID, or the ``idempotency_key`` you pass) on its first
-    attempt and on every retry, so the service stores it once however many attempts reach it. Such
-    calls, and GETs, are also retried when the connection fails or times out; other calls (e.g.
-    ``answer``, ``forget``) then raise :class:`APIError` (``status`` None) at once. Pass your own
+    Captures (``capture``, ``batch``, ``upload``, ``update``) are idempotent across retries: each
+    call sends an ``Idempotency-Key`` header (a new UUID, or the ``idempotency_key`` you pass) on
+    its first attempt and on every retry, so the service stores it once however many attempts
+    reach it. Such calls, and GETs, are also retried when the connection fails or times out; other
+    calls (e.g. ``answer``, ``forget``) then raise :class:`APIError` (``status`` None) at once. Pass your own
     ``idempotency_key`` (kept by the service for 24 hours, per account) to make a retry of your own
     — after a crash, say — safe too: the same key and request get the first answer again; the same
     key with another request is refused (:class:`ValidationError`, 422).
 
     A capture may say who the memory belongs to inside the account (``user_id``, ``agent_id``,
-    ``session_id``: each 1 to 200 printable characters), tag it (``metadata``: a flat dict of at
-    most 32 keys) and replace older memories (``supersedes``: their ids; ``infer_updates``: also
-    those whose facts it states anew, on by default). The reads (``list``, ``iterate``, ``ask``,
-    ``answer``, ``forget_all``) take the selection: every field given narrows it (AND) — the
-    scope fields, ``source``, ``metadata`` (each key equal to its value, or to any of a list),
-    ``after`` / ``before`` (the content's time), ``include_superseded`` (default False) and
-    ``filters`` (a filter expression, see :data:`umo_client.FilterExpression`).
+    ``session_id``: each 1 to 200 printable characters, no whitespace at either end), tag it
+    (``metadata``: a flat dict of at most 32 keys) and replace older memories (``supersedes``: their
+    ids; ``infer_updates``: also those whose facts it states anew, on by default). A capture that
+    repeats a current memory — the same text, scope and metadata, at the same time or with none
+    given — stores nothing and answers that memory, with ``duplicate_of`` naming it (``dedupe=False``
+    stores it again). The reads (``list``, ``iterate``, ``ask``, ``answer``, ``forget_all``) take
+    the selection: every field given narrows it (AND) — the scope fields, ``source``, ``metadata``
+    (each key equal to its value, or to any of a list), ``after`` / ``before`` (the content's time),
+    ``include_superseded`` (default False) and ``filters`` (a filter expression, see
+    :data:`umo_client.FilterExpression`). ``scopes`` lists the end users, agents and conversations
+    that hold current memories.
     """
 
     def __init__(
@@ -140,6 +156,7 @@ class UMOClient:
         metadata: Optional[Mapping[str, MetadataValue]] = None,
         supersedes: Optional[Sequence[str]] = None,
         infer_updates: Optional[bool] = None,
+        dedupe: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Captured:
         """Captures one text as a memory (``POST /v1/process``). Idempotent across retries: the
@@ -147,8 +164,12 @@ class UMOClient:
         given) as its ``Idempotency-Key``; a repeat with the same key and arguments within 24 hours
         returns the first capture (same ``umo_id`` and receipt) and stores nothing. The result's
         ``supersedes`` lists the memories it replaced (an unknown id in ``supersedes`` is a
-        :class:`NotFoundError` and nothing is stored)."""
-        fields = capture_fields(source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates)
+        :class:`NotFoundError` and nothing is stored). A repeat of a current memory (same text,
+        scope and metadata; same or no timestamp) stores nothing and answers that memory, its id in
+        ``duplicate_of`` too, unless ``dedupe=False`` (default True on the service)."""
+        fields = capture_fields(
+            source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe
+        )
         return Captured.from_raw(
             self._transport.send(
                 "POST", "/v1/process", json_body={"content": content, **fields}, idempotency_key=_key(idempotency_key)
@@ -176,6 +197,43 @@ class UMOClient:
         data = self._transport.send("POST", "/v1/memories/query", json_body={"query": query, **some(limit=limit), **chosen})
         results = data.get("results")
         return [Match.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
+
+    def update(
+        self,
+        umo_id: str,
+        *,
+        content: Optional[str] = None,
+        metadata: Optional[Mapping[str, MetadataValue]] = None,
+        timestamp: Optional[Timestamp] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Captured:
+        """Changes a memory's text, its metadata (replaced whole) or both (``PATCH
+        /v1/memories/{id}``): a new version, captured in the same scope, supersedes it, and the
+        history and the chain keep both — nothing is edited in place. Returns the new version's
+        capture, whose ``supersedes`` names the old one. ``timestamp`` defaults to the memory's own
+        when only metadata changes, else now. A superseded memory (change the current one) or a
+        change that changes nothing — or neither ``content`` nor ``metadata`` given — is a
+        :class:`ValidationError` (422); an unknown id a :class:`NotFoundError`. Idempotent across
+        retries, like ``capture``."""
+        body = update_fields(content, metadata, timestamp)
+        return Captured.from_raw(
+            self._transport.send("PATCH", _memory_path(umo_id), json_body=body, idempotency_key=_key(idempotency_key))
+        )
+
+    def scopes(
+        self,
+        *,
+        kind: Optional[str] = None,
+        prefix: Optional[str] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+    ) -> ScopePage:
+        """A page of the account's end users, agents and conversations that hold current memories,
+        most recently active first, each with how many it holds and the newest one's time (``GET
+        /v1/scopes``). ``kind``: only ``"user"``, ``"agent"`` or ``"session"`` (default all three);
+        ``prefix``: only ids starting with it; ``limit`` 1 to 100 (default 20)."""
+        query = some(kind=kind, prefix=prefix, limit=limit, offset=offset)
+        return ScopePage.from_raw(self._transport.send("GET", "/v1/scopes", query=query))
 
     def get(self, umo_id: str) -> Memory:
         """One memory with everything extracted from it (``GET /v1/memories/{id}``)."""
@@ -410,6 +468,7 @@ class UMOClient:
         metadata: Optional[Mapping[str, MetadataValue]] = None,
         supersedes: Optional[Sequence[str]] = None,
         infer_updates: Optional[bool] = None,
+        dedupe: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Uploaded:
         """Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata
@@ -418,7 +477,9 @@ class UMOClient:
         across retries, like ``capture``: the same ``idempotency_key`` (a new UUID when not given)
         with the same file, name, type and fields returns the first upload again."""
         key = _key(idempotency_key)
-        fields = text_fields(capture_fields(source, None, user_id, agent_id, session_id, metadata, supersedes, infer_updates))
+        fields = text_fields(
+            capture_fields(source, None, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe)
+        )
         file = Path(path)
         media_type = content_type or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
         body, form_type = multipart(fields, "file", file.name, file.read_bytes(), media_type)
@@ -430,8 +491,9 @@ class UMOClient:
         """Captures up to 100 texts in one call (``POST /v1/batch``); one result per item, in order.
         An item is a text or a mapping with ``content`` and any of ``capture``'s fields (``source``,
         ``timestamp``, ``user_id``, ``agent_id``, ``session_id``, ``metadata``, ``supersedes``,
-        ``infer_updates``; another key is a :class:`ValueError`). The valid items are stored
-        together or (the service unavailable, 503) not at all. Idempotent across retries, like
+        ``infer_updates``, ``dedupe``; another key is a :class:`ValidationError` naming it, before
+        any request). An item repeating a current memory is answered with it (``duplicate_of``).
+        The valid items are stored together or (the service unavailable, 503) not at all. Idempotent across retries, like
         ``capture``: the same ``idempotency_key`` (a new UUID when not given) with the same items
         returns the first results again and stores nothing more."""
         key = _key(idempotency_key)

@@ -125,7 +125,8 @@ class Memory:
 
 @dataclass(frozen=True)
 class Captured:
-    """What ``capture`` returns: the new memory's id, its signed capture receipt and what it updated."""
+    """What ``capture`` (and ``update``: the new version) returns: the new memory's id, its signed
+    capture receipt and what it updated."""
 
     umo_id: str
     quality_score: float
@@ -140,6 +141,10 @@ class Captured:
     warnings: list[str] = field(default_factory=list)
     """What the capture could not do but did not need to keep the memory (the update judge failed or
     timed out: no update was inferred). Empty when all went well."""
+    duplicate_of: Optional[str] = None
+    """The current memory this capture repeated (the same text, scope and metadata, at the same time
+    or with none given): nothing new was stored, and ``umo_id`` is that memory's. None when the
+    capture stored a memory (or was made with ``dedupe=False``)."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Captured:
@@ -153,6 +158,7 @@ class Captured:
             superseded_by=_opt_str(raw, "superseded_by"),
             raw=raw,
             warnings=_strings(raw, "warnings"),
+            duplicate_of=_opt_str(raw, "duplicate_of"),
         )
 
 
@@ -193,15 +199,20 @@ class Match:
     superseded_by: Optional[str]
     """The memory that replaced it (``include_superseded``), or None while it is current."""
     raw: Raw = field(repr=False, compare=False)
+    times_said: int = 1
+    """How many matching memories hold this same text: one result stands for them all, at the
+    newest one's ``timestamp`` (1 when it was said once)."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Match:
+        times = _opt_num(raw, "times_said")
         return cls(
             umo_id=str(raw.get("umo_id", "")),
             content=str(raw.get("content_text", "")),
             score=float(raw.get("score", 0)),
             **_belonging(raw),
             raw=raw,
+            times_said=int(times) if times else 1,
         )
 
 
@@ -252,6 +263,45 @@ class MemoryPage:
 
 
 @dataclass(frozen=True)
+class ScopeSummary:
+    """One of the account's end users, agents or conversations that hold current memories (``scopes``)."""
+
+    kind: str
+    """``user``, ``agent`` or ``session``: whether ``id`` is a ``user_id``, ``agent_id`` or ``session_id``."""
+    id: str
+    memories: int
+    """How many current memories it holds."""
+    last_memory_at: str
+    """The time of its newest memory."""
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> ScopeSummary:
+        return cls(
+            kind=str(raw.get("kind", "")),
+            id=str(raw.get("id", "")),
+            memories=int(_opt_num(raw, "memories") or 0),
+            last_memory_at=str(raw.get("last_memory_at", "")),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class ScopePage:
+    """A page of ``scopes``, most recently active first."""
+
+    scopes: list[ScopeSummary]
+    total_count: int
+    has_more: bool
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> ScopePage:
+        scopes = [ScopeSummary.from_raw(scope) for scope in _list(raw, "scopes")]
+        return cls(scopes, int(raw.get("total_count", 0)), raw.get("has_more") is True, raw)
+
+
+@dataclass(frozen=True)
 class BatchItem:
     """One item of ``batch``: a capture, or why this item was refused (the others still land)."""
 
@@ -266,6 +316,8 @@ class BatchItem:
     """What this item superseded (empty when it failed)."""
     superseded_by: Optional[str]
     raw: Raw = field(repr=False, compare=False)
+    duplicate_of: Optional[str] = None
+    """The current memory this item repeated (``umo_id`` is that memory's, nothing new was stored), or None."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> BatchItem:
@@ -282,6 +334,7 @@ class BatchItem:
             supersedes=_strings(raw, "supersedes"),
             superseded_by=_opt_str(raw, "superseded_by"),
             raw=raw,
+            duplicate_of=_opt_str(raw, "duplicate_of"),
         )
 
 
