@@ -31,7 +31,7 @@ export const UpdateFields = {
   }),
   dedupe: Schema.optional(Schema.Boolean).annotate({
     description:
-      "answer with the current memory of the same text, scope and metadata (its umo_id, and duplicate_of) " +
+      "answer with the current memory of the same text, source, scope and metadata (its umo_id, and duplicate_of) " +
       "instead of storing this one again, when this one's timestamp is the same or not given; the chain " +
       "records the repeat; default true (a capture naming supersedes is never a repeat)"
   }),

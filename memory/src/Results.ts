@@ -63,7 +63,7 @@ const Updated = {
    */
   warnings: Schema.optional(Schema.Array(Schema.String)),
   /**
-   * The current memory this capture repeated (the same text, scope and metadata, at the same time or
+   * The current memory this capture repeated (the same text, source, scope and metadata, at the same time or
    * with none given): its id is the answer's `umo_id`, nothing new was stored, and the chain records
    * the repeat. Present only then.
    */

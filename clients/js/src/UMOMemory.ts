@@ -46,7 +46,7 @@ export interface MemoryFields extends Scope {
   /** Also supersede the current memories whose facts this one states anew (default: the server's, on). */
   readonly inferUpdates?: boolean
   /**
-   * Answer with the current memory of the same text, scope and metadata (`duplicateOf`) instead of
+   * Answer with the current memory of the same text, source, scope and metadata (`duplicateOf`) instead of
    * storing this one again, when its timestamp is the same or not given (default true).
    */
   readonly dedupe?: boolean

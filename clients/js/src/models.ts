@@ -109,7 +109,7 @@ export class Captured {
    */
   readonly warnings: ReadonlyArray<string>
   /**
-   * The current memory this capture repeated (the same text, scope and metadata): nothing new was
+   * The current memory this capture repeated (the same text, source, scope and metadata): nothing new was
    * stored, and `umoId` is that memory's. Null when the capture stored a memory.
    */
   readonly duplicateOf: string | null

@@ -128,6 +128,45 @@ describe("the nine verbs", () => {
   })
 })
 
+describe("update and scopes", () => {
+  it("changes a memory by a new version and lists the scopes that hold memories", async () => {
+    const user = `u-${crypto.randomUUID().slice(0, 8)}`
+    const first = await alice.capture("Keeps the spare key under the blue pot.", { userId: user })
+    const again = await alice.capture("Keeps the spare key under the blue pot.", { userId: user })
+    expect(again.duplicateOf).toBe(first.umoId)
+    expect(again.umoId).toBe(first.umoId)
+    const moved = await alice.update(first.umoId, { content: "Keeps the spare key with the neighbour." })
+    expect(moved.supersedes).toEqual([first.umoId])
+    const history = await alice.history(first.umoId)
+    expect(history.versions.map((v) => v.umoId)).toEqual([first.umoId, moved.umoId])
+    const page = await alice.scopes({ kind: "user", prefix: user })
+    expect(page.scopes.map((s) => [s.kind, s.id, s.memories])).toEqual([["user", user, 1]])
+    await expect(alice.update(first.umoId, { content: "Lost the key." })).rejects.toBeInstanceOf(
+      ValidationError
+    )
+  })
+
+  it("refuses an option a call does not take, before any request, in plain JavaScript too", async () => {
+    const noServer = new UMOClient({ baseUrl: "http://127.0.0.1:9", apiKey: "umo_x", maxRetries: 0 })
+    const refused = noServer.capture("I live in Nice", { user_id: "frank" } as never)
+    await expect(refused).rejects.toBeInstanceOf(ValidationError)
+    await expect(refused).rejects.toMatchObject({
+      status: 422,
+      detail: expect.stringContaining("user_id: not an option of capture (did you mean userId?)")
+    })
+    await expect(noServer.ask("where?", { userid: "frank" } as never)).rejects.toMatchObject({
+      detail: expect.stringContaining("userid: not an option of ask")
+    })
+    await expect(noServer.batch([{ content: "x", session: "s" } as never])).rejects.toMatchObject({
+      detail: expect.stringContaining("session: not an option of batch item")
+    })
+    await expect(noServer.list({ limitt: 3 } as never)).rejects.toBeInstanceOf(ValidationError)
+    await expect(noServer.scopes({ kind: "user", order: "asc" } as never)).rejects.toBeInstanceOf(
+      ValidationError
+    )
+  })
+})
+
 describe("the calls beyond the nine verbs", () => {
   it("answer, compare, account, models, health and signingKeys", async () => {
     const first = await alice.capture("Priya moved to Lisbon in March 2024 to join a robotics startup.")

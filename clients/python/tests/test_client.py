@@ -185,7 +185,7 @@ class DedupeTest(unittest.TestCase):
         text = "The spare key to the shed hangs behind the kitchen door."
         first = alice.capture(text, user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01", infer_updates=False)
         self.assertIsNone(first.duplicate_of)
-        # The same text, scope and metadata, with the same time or none: that memory again.
+        # The same text, source, scope and metadata, with the same time or none: that memory again.
         for again in (
             alice.capture(text, user_id=user, metadata={"room": "kitchen"}),
             alice.capture(text, user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01T00:00:00Z"),

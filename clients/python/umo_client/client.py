@@ -120,7 +120,7 @@ class UMOClient:
     ``session_id``: each 1 to 200 printable characters, no whitespace at either end), tag it
     (``metadata``: a flat dict of at most 32 keys) and replace older memories (``supersedes``: their
     ids; ``infer_updates``: also those whose facts it states anew, on by default). A capture that
-    repeats a current memory — the same text, scope and metadata, at the same time or with none
+    repeats a current memory — the same text, source, scope and metadata, at the same time or with none
     given — stores nothing and answers that memory, with ``duplicate_of`` naming it (``dedupe=False``
     stores it again). The reads (``list``, ``iterate``, ``ask``, ``answer``, ``forget_all``) take
     the selection: every field given narrows it (AND) — the scope fields, ``source``, ``metadata``

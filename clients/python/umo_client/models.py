@@ -142,7 +142,7 @@ class Captured:
     """What the capture could not do but did not need to keep the memory (the update judge failed or
     timed out: no update was inferred). Empty when all went well."""
     duplicate_of: Optional[str] = None
-    """The current memory this capture repeated (the same text, scope and metadata, at the same time
+    """The current memory this capture repeated (the same text, source, scope and metadata, at the same time
     or with none given): nothing new was stored, and ``umo_id`` is that memory's. None when the
     capture stored a memory (or was made with ``dedupe=False``)."""
 

@@ -18,8 +18,8 @@ export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
 
 /**
  * `capture` and `delete` of a memory; `supersede`: a newer memory replaced it (it stays, readable
- * and provable, out of default results); `repeat`: it was captured again, the same text, scope and
- * metadata, and nothing new was stored.
+ * and provable, out of default results); `repeat`: it was captured again (the same text, source, scope and
+ * metadata), and nothing new was stored.
  */
 export const LedgerEventKind = Schema.Literals(["capture", "delete", "supersede", "repeat"])
 export type LedgerEventKind = typeof LedgerEventKind.Type

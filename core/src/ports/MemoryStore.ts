@@ -121,7 +121,7 @@ export interface CaptureWrite {
    */
   readonly supersededBy?: string | undefined
   /**
-   * Answer with the current memory of the same text, scope and metadata instead of storing this one
+   * Answer with the current memory of the same text, source, scope and metadata instead of storing this one
    * (at the same content time when `timeGiven`, else at any), checked under the account's lock.
    */
   readonly dedupe?: { readonly timeGiven: boolean } | undefined

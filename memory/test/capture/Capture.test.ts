@@ -131,12 +131,13 @@ describe("captures on every face of the service", () => {
           expect(chain.entries.filter((e) => e.kind === "capture")).toHaveLength(1)
           expect(chain.entries.filter((e) => e.kind === "repeat")).toHaveLength(7)
           expect((yield* ledger.audit(account.account_id)).valid).toBe(true)
-          // Another scope, other metadata, another time, or dedupe off: a new memory each.
+          // Another scope, other metadata, another time, dedupe off or another source: a new memory each.
           const others = [
             { ...said, user_id: "bo" },
             { ...said, metadata: { room: "porch" } },
             { ...said, timestamp: "2024-05-01T09:00:00Z" },
-            { ...said, dedupe: false }
+            { ...said, dedupe: false },
+            { ...said, source: "notes" }
           ]
           for (const request of others) expect((yield* memory.capture(request)).duplicate_of).toBeUndefined()
           // The same time again is the same saying; a batch repeating itself stores it once.
@@ -146,7 +147,7 @@ describe("captures on every face of the service", () => {
             items: [{ content: "Bought figs." }, { content: "Bought figs." }]
           })
           expect(batch.results[1]!.duplicate_of).toBe(batch.results[0]!.umo_id)
-          expect((yield* memory.list({ limit: 100 })).total_count).toBe(6)
+          expect((yield* memory.list({ limit: 100 })).total_count).toBe(7)
         })
       )
     )

@@ -1,5 +1,5 @@
 /**
- * Captures that repeat a current memory: the same text, scope and metadata, at the same time or
+ * Captures that repeat a current memory: the same text, source, scope and metadata, at the same time or
  * with none given. Found under the account's chain lock, so two identical captures racing store
  * one memory: the second finds the first.
  * @module
@@ -28,14 +28,19 @@ interface Candidate extends Omit<Original, "stored"> {
   readonly key: string
 }
 
-/** What must be equal for two memories to be one said twice: the text, the scope, the metadata. */
+/**
+ * What must be equal for two memories to be one said twice: the text, the scope, the metadata, and
+ * the source (the same words from another source are another record of them, and its label would
+ * be lost).
+ */
 const keyOf = (m: {
   readonly content_hash: string
+  readonly source: string | null
   readonly user_id: string | null
   readonly agent_id: string | null
   readonly session_id: string | null
   readonly metadata: unknown
-}) => canonicalJson([m.content_hash, m.user_id, m.agent_id, m.session_id, m.metadata])
+}) => canonicalJson([m.content_hash, m.source, m.user_id, m.agent_id, m.session_id, m.metadata])
 
 const sameTime = (a: string, b: string) => Date.parse(a) === Date.parse(b)
 
@@ -61,13 +66,14 @@ export const findOriginals = (
       content_hash: string
       semantic_hash: string
       record_hash: string
+      source: string | null
       user_id: string | null
       agent_id: string | null
       session_id: string | null
       metadata: string
     }>`SELECT umo_id::text AS umo_id, ${sql.unsafe(isoUtc("created_at"))} AS created_at,
          ${sql.unsafe(isoUtc("content_time"))} AS timestamp, quality_score, content_hash, semantic_hash,
-         record_hash, user_id, agent_id, session_id, metadata::text AS metadata
+         record_hash, source, user_id, agent_id, session_id, metadata::text AS metadata
        FROM memories
        WHERE account_id = ${accountId} AND superseded_by IS NULL AND content_hash IN ${sql.in([...new Set(asking)])}
        ORDER BY created_at, umo_id`

@@ -134,7 +134,8 @@ const fieldsOf: Record<string, ReadonlyArray<string>> = {
   "/v1/memories/query": ["query", "limit", "source"],
   "/v1/search": ["query", "limit", "source"],
   "/v1/ask": ["question", "model", "provider_key", "context_size"],
-  "/v1/match": ["source_ulid", "candidate_ulid", "explain", "threshold"]
+  "/v1/match": ["source_ulid", "candidate_ulid", "explain", "threshold"],
+  "/v1/memories/{id}": ["content", "metadata", "timestamp"]
 }
 
 const shapedBody = (path: string) =>
@@ -261,6 +262,8 @@ const routes = [
   ["GET", "/v1/memories/{id}/proof"],
   ["GET", "/v1/memories/{id}/explain"],
   ["DELETE", "/v1/memories/{id}"],
+  ["PATCH", "/v1/memories/{id}"],
+  ["GET", "/v1/scopes"],
   ["GET", "/v1/account"],
   ["GET", "/health"],
   ["GET", "/.well-known/jwks.json"]

@@ -72,6 +72,37 @@ describe("upload", () => {
       })
     )
 
+    it.effect("refuses a form field an upload does not take, naming it, and stores nothing", () =>
+      Effect.gen(function* () {
+        const alice = yield* clientFor(keys.alice)
+        const before = (yield* alice.memories.list({ query: { limit: 1 } })).data.total_count
+        const typo = yield* upload([
+          ["file", file("Dave lives in Nice.", "text/plain"), "dave.txt"],
+          ["userid", "dave"]
+        ])
+        expect(typo).toEqual({ status: 422, body: { detail: expect.stringContaining("userid") } })
+        const spaced = yield* upload([
+          ["file", file("Dave lives in Nice.", "text/plain"), "dave.txt"],
+          ["user_id", " dave"]
+        ])
+        expect(spaced).toEqual({
+          status: 422,
+          body: { detail: expect.stringContaining("user_id: must not start or end with whitespace") }
+        })
+        expect((yield* alice.memories.list({ query: { limit: 1 } })).data.total_count).toBe(before)
+        // The same file twice is one memory; asked not to, two.
+        const first = yield* upload([["file", file("Eve keeps bees.", "text/plain"), "eve.txt"]])
+        const again = yield* upload([["file", file("Eve keeps bees.", "text/plain"), "eve.txt"]])
+        const id = (first.body["data"] as { umo_id: string }).umo_id
+        expect(again.body["data"]).toMatchObject({ umo_id: id, duplicate_of: id })
+        const kept = yield* upload([
+          ["file", file("Eve keeps bees.", "text/plain"), "eve.txt"],
+          ["dedupe", "false"]
+        ])
+        expect((kept.body["data"] as { umo_id: string }).umo_id).not.toBe(id)
+      })
+    )
+
     it.effect("answers 413 beyond 20 MB", () =>
       Effect.gen(function* () {
         const big = yield* upload([

@@ -6,7 +6,7 @@ import { SqlClient } from "effect/sql"
  * not "today" because it was imported today), then by capture: the indexes that kept a list a walk
  * rather than a sort of the account are made again in that order, for every narrowing they served.
  *
- * A capture that repeats a current memory (same text, scope and metadata) is answered with that
+ * A capture that repeats a current memory (same text, source, scope and metadata) is answered with that
  * memory (see `SqlDuplicates`): a new index finds the account's current memories of one text
  * without reading the rest of the account, under the chain lock every capture of the account waits on.
  */
@@ -17,7 +17,9 @@ export default Effect.gen(function* () {
     yield* sql.unsafe(`DROP INDEX ${index}`)
   yield* sql.unsafe(`CREATE INDEX memories_newest ON memories (account_id, ${newest})`)
   yield* sql.unsafe(`CREATE INDEX memories_source_newest ON memories (account_id, source, ${newest})`)
-  yield* sql.unsafe(`CREATE INDEX memories_current ON memories (account_id, ${newest}) WHERE superseded_by IS NULL`)
+  yield* sql.unsafe(
+    `CREATE INDEX memories_current ON memories (account_id, ${newest}) WHERE superseded_by IS NULL`
+  )
   for (const scope of ["user_id", "agent_id", "session_id"]) {
     yield* sql.unsafe(`DROP INDEX memories_${scope}`)
     yield* sql.unsafe(`CREATE INDEX memories_${scope} ON memories (account_id, ${scope}, ${newest})
