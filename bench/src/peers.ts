@@ -88,7 +88,7 @@ const partial =
 const model = "sentence-transformers/all-mpnet-base-v2"
 if (!existsSync(join(modelsDir, model, "onnx", "model.onnx"))) {
   console.error(
-    `bench:peers: ${join(modelsDir, model, "onnx", "model.onnx")} is missing; run \`npm run fetch-models\``
+    `bench:peers: ${join(modelsDir, model, "onnx", "model.onnx")} (the fp32 graph every system here embeds with) is missing; run \`npm run fetch-models -- --fp32\``
   )
   process.exit(1)
 }

@@ -1,14 +1,14 @@
 /**
  * Where bench:peers's results go. A full run writes bench/results/peers.json, its two charts,
- * bench/peers.md and the head-to-head block of the repository's README (between
- * `<!-- peers:start -->` and `<!-- peers:end -->`), so the README always shows the last full run;
+ * bench/peers.md and the head-to-head block of bench/README.md (between `<!-- peers:start -->` and
+ * `<!-- peers:end -->`, under "Beside Mem0 and Engram"), so that page always shows the last full run;
  * a quick or partial run writes bench/results/peers-quick.* only (git-ignored). `--from-results`
  * renders the same files again from a results JSON, without running anything, for when the page's
  * wording changes but the figures should not.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { writeMarkedSection } from "../support/Readme.js"
+import { writeReadmeSection } from "../support/Readme.js"
 import {
   categoryTable,
   keptFromAnotherMachine,
@@ -23,7 +23,10 @@ import {
 
 const sizesText = (sizes: ReadonlyArray<number>) => sizes.map((s) => s.toLocaleString("en-US")).join(" and ")
 
-/** The README's lead for its benchmark section: the like-for-like table and both charts. */
+/**
+ * bench/README.md's head-to-head block: the like-for-like table and both charts, linked relative
+ * to bench/README.md.
+ */
 export const headToHead = (results: PeersResults) => {
   const m = results.machine
   const keptElsewhere = keptFromAnotherMachine(results)
@@ -48,7 +51,7 @@ Hugging Face hub); ${versions}.
 
 ${recallTable(results.systems)}
 
-![Recall on LoCoMo: UMO, Mem0 and Engram](bench/results/peers.svg)
+![Recall on LoCoMo: UMO, Mem0 and Engram](results/peers.svg)
 
 ${
   results.sizes.length > 0
@@ -58,12 +61,12 @@ ${scaleTable(results.systems)}
 
 ${settleNote(results.systems)}
 
-![Search latency and capture rate as one account grows](bench/results/peers-scale.svg)
+![Search latency and capture rate as one account grows](results/peers-scale.svg)
 
 `
     : ""
 }How each peer was configured, recall per LoCoMo category, the fairness checks and the figures each
-project publishes for itself (other metrics, other set-ups): [\`bench/peers.md\`](bench/peers.md).`
+project publishes for itself (other metrics, other set-ups): [\`peers.md\`](peers.md).`
 }
 
 /** Writes the results, charts and pages of one run (see the module comment for which). */
@@ -101,8 +104,8 @@ export const publish = (
   if (partial) write("bench/results/peers-quick.md", page)
   else {
     write("bench/peers.md", page)
-    writeMarkedSection(join(root, "README.md"), "peers", headToHead(results))
-    written.push("README.md (the peers block)")
+    writeReadmeSection(root, "peers", headToHead(results))
+    written.push("bench/README.md (the peers block)")
   }
   return written
 }

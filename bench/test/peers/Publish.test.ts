@@ -1,6 +1,6 @@
 /**
- * Where a run's results go: a full run rewrites the README's head-to-head block (and nothing else
- * of the README) and bench/peers.md; a partial run leaves both alone.
+ * Where a run's results go: a full run rewrites bench/README.md's head-to-head block (and nothing
+ * else of it, nor the repository's README) and bench/peers.md; a partial run leaves them alone.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -43,54 +43,66 @@ const results = (quick: boolean, umoHits = 8): PeersResults => ({
   fairness: {}
 })
 
-const readme = `# Project
+const readme = `# Benchmarks
 
-## Benchmarks
+## Beside Mem0 and Engram
 
 <!-- peers:start -->
 old figures
 <!-- peers:end -->
 
-## Layout
+## Search against its own query embedding
 kept as it was
 `
+
+const rootReadme = "# Project\n\nA first-hour page with no peers block.\n"
+const benchReadme = () => readFileSync(join(root, "bench", "README.md"), "utf8")
 
 let root: string
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "umo-publish-"))
   mkdirSync(join(root, "bench"))
-  writeFileSync(join(root, "README.md"), readme)
+  writeFileSync(join(root, "README.md"), rootReadme)
+  writeFileSync(join(root, "bench", "README.md"), readme)
 })
 afterEach(() => rmSync(root, { recursive: true, force: true }))
 
 describe("publishing bench:peers", () => {
-  it("a full run replaces the README's block with the run's table and charts, and writes the page", () => {
-    publish(root, results(false), { writeJson: true })
-    const text = readFileSync(join(root, "README.md"), "utf8")
+  it("a full run replaces bench/README.md's block with the run's table and charts, and writes the page", () => {
+    const written = publish(root, results(false), { writeJson: true })
+    const text = benchReadme()
     expect(text).not.toContain("old figures")
-    expect(text).toContain("## Layout\nkept as it was\n")
+    expect(text).toContain("## Search against its own query embedding\nkept as it was\n")
     expect(text).toMatch(/\| UMO \| 80\.0 \| 80\.0 \| 80\.0 \| 0\.800 \|/)
     expect(text).toMatch(/\| Mem0 OSS \(infer=False\) \| 40\.0 \|/)
-    expect(text).toContain("](bench/results/peers.svg)")
-    expect(text).toContain("](bench/results/peers-scale.svg)")
+    // Links relative to bench/README.md.
+    expect(text).toContain("](results/peers.svg)")
+    expect(text).toContain("](results/peers-scale.svg)")
+    expect(text).toContain("[`peers.md`](peers.md)")
+    expect(text).not.toContain("bench/results/")
+    expect(written).toContain("bench/README.md (the peers block)")
+    // The repository's README is left alone: no block appended to it.
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(rootReadme)
     expect(text).toContain("@umo/server 9.9.9, mem0 9.9.9")
     for (const file of ["bench/peers.md", "bench/results/peers.json", "bench/results/peers.svg"])
       expect(existsSync(join(root, file))).toBe(true)
 
     // Run again with other figures: one block, the new figures.
     publish(root, results(false, 3), { writeJson: false })
-    const again = readFileSync(join(root, "README.md"), "utf8")
+    const again = benchReadme()
     expect(again.match(/<!-- peers:start -->/g)).toHaveLength(1)
     expect(again).toMatch(/\| UMO \| 30\.0 \|/)
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(rootReadme)
     expect(
       JSON.parse(readFileSync(join(root, "bench/results/peers.json"), "utf8")).systems[0].recall.scores.all
         .recall[1]
     ).toBe(80)
   })
 
-  it("a quick or partial run leaves the README and bench/peers.md alone", () => {
+  it("a quick or partial run leaves both READMEs and bench/peers.md alone", () => {
     publish(root, results(true), { writeJson: true })
-    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(readme)
+    expect(benchReadme()).toBe(readme)
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe(rootReadme)
     expect(existsSync(join(root, "bench/peers.md"))).toBe(false)
     expect(existsSync(join(root, "bench/results/peers-quick.md"))).toBe(true)
     expect(existsSync(join(root, "bench/results/peers-quick.json"))).toBe(true)
@@ -99,6 +111,6 @@ describe("publishing bench:peers", () => {
   it("leaves the scale part out of the README block when the run had none", () => {
     const text = headToHead({ ...results(false), sizes: [] })
     expect(text).not.toContain("peers-scale.svg")
-    expect(text).toContain("bench/peers.md")
+    expect(text).toContain("(peers.md)")
   })
 })
