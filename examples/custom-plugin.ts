@@ -6,6 +6,8 @@
  *
  * To serve it from the reference server, see served-plugin/umo.config.ts.
  */
+// First, before the packages load: on a Node older than 22.19, run again on a newer one.
+import "./on-newer-node.js"
 import { Pipeline } from "@umo/core"
 import { defaultPlugins, EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"

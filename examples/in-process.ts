@@ -6,6 +6,8 @@
  *
  * Prints what each step returned, as JSON.
  */
+// First, before the packages load: on a Node older than 22.19, run again on a newer one.
+import "./on-newer-node.js"
 import { verifyProof, verifyReceipt } from "@umo/client"
 import { openMemory } from "@umo/memory"
 

@@ -6,6 +6,8 @@
  * The embedder is USE lite (weights ship in npm) unless UMO_EMBEDDER=transformers picks the
  * ONNX embedder that `npm run fetch-models` puts in UMO_MODELS_DIR.
  */
+// First, before the packages load: on a Node older than 22.19, run again on a newer one.
+import "./on-newer-node.js"
 import { Pipeline } from "@umo/core"
 import { defaultPlugins, EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 
@@ -54,3 +54,32 @@ describe("examples", () => {
     expect(out.pipeline).toContain("extract:hashtags@1.0.0")
   })
 })
+
+// The machine's PATH, without the newer Node scripts/with-node.sh put first: `npx tsx` as a user
+// types it runs on the machine's Node (Node 20 here), which the examples must not need.
+const machinePath = (process.env["PATH"] ?? "")
+  .split(delimiter)
+  .filter((dir) => !dir.startsWith(join(import.meta.dirname, "../../.cache")))
+  .join(delimiter)
+const machineNode = await promisify(execFile)("node", ["-p", "process.versions.node"], {
+  env: { ...process.env, PATH: machinePath }
+}).then(
+  ({ stdout }) => stdout.trim(),
+  () => undefined
+)
+const [major = 0, minor = 0] = (machineNode ?? "99").split(".").map(Number)
+
+describe.skipIf(major > 22 || (major === 22 && minor >= 19))(
+  `the examples on the machine's Node (${machineNode})`,
+  () => {
+    it("run again on a newer Node, never with a SyntaxError", async () => {
+      const { stdout, stderr } = await promisify(execFile)(
+        "node",
+        ["node_modules/tsx/dist/cli.mjs", "examples/custom-plugin.ts", "Big day #Launch"],
+        { env: { ...process.env, PATH: machinePath, UMO_EMBEDDER: "use-lite" } }
+      )
+      expect(stderr).not.toContain("SyntaxError")
+      expect(JSON.parse(stdout).hashtags).toEqual(["launch"])
+    })
+  }
+)

@@ -81,7 +81,16 @@ export const UpdateRequest = Schema.Struct({
   Schema.makeFilter((request: { readonly content?: string | undefined; readonly metadata?: unknown }) =>
     request.content !== undefined || request.metadata !== undefined
       ? undefined
-      : "give content, metadata or both: the change to make"
+      : "give content, metadata or both: the change to make",
+    {
+      // Present and not null: an optional field may be sent as null, which means "not given".
+      toJsonSchema: () => ({
+        anyOf: [
+          { required: ["content"], properties: { content: { type: "string" } } },
+          { required: ["metadata"], properties: { metadata: { type: "object" } } }
+        ]
+      })
+    }
   )
 )
 export type UpdateRequest = typeof UpdateRequest.Type

@@ -96,6 +96,16 @@ export interface OpenedMemoryRuntime {
  * server); apps call `openMemory`.
  */
 export const openMemoryRuntime = async (options: OpenMemoryOptions = {}): Promise<OpenedMemoryRuntime> => {
+  // A missing model is refused before anything (the data directory, the database) is created.
+  if (options.embedder === undefined) {
+    const checked = await Effect.runPromiseExit(EmbedderChoice.checkInstalled)
+    if (Exit.isFailure(checked)) {
+      const error = Cause.squash(checked.cause)
+      throw new Client.UMOError(
+        `could not open the memory service: ${error instanceof Error ? error.message : error}`
+      )
+    }
+  }
   const runtime = ManagedRuntime.make(memoryLayer(options).pipe(Layer.provideMerge(storageOf(options))))
   const opened = await runtime.runPromiseExit(
     Effect.flatMap(Effect.service(AccountStore), (accounts) =>

@@ -2,6 +2,8 @@
  * @umo/plugins: the default plugin set. `defaultPlugins()` is the pipeline the service runs;
  * the areas are also exported on their own (`@umo/plugins/nlp`, `@umo/plugins/embedders`).
  */
+// First: refuses a Node older than 22.19 before anything else of the package is evaluated.
+import "./support/NodeVersion.js"
 import type { Embedder, Plugin } from "@umo/core"
 import { embed } from "./embedders/index.js"
 import { capture, enrich, entities, normalize, svoTriples, validate } from "./nlp/index.js"

@@ -98,8 +98,11 @@ const WarmEngines = Layer.effectDiscard(Effect.forkScoped(Effect.sync(warmUp)))
  * file `UMO_CONFIG` names), storage, keys ensured at start, the language engines, the server.
  */
 export const ServerLive = Layer.unwrap(
-  Effect.map(configFromEnvironment, (config) =>
-    App.pipe(
+  Effect.gen(function* () {
+    const config = yield* configFromEnvironment
+    // A missing model is refused before the data directory or the database is created.
+    if (config.embedder === undefined) yield* EmbedderChoice.checkInstalled
+    return App.pipe(
       Layer.provide(NodeServer),
       Layer.provide(WarmEngines),
       Layer.provide(RateLimiter.layerConfig),
@@ -107,5 +110,5 @@ export const ServerLive = Layer.unwrap(
       Layer.provide(memoryLayer(config)),
       Layer.provideMerge(StorageConfig(config.embedder))
     )
-  )
+  })
 )

@@ -1,10 +1,11 @@
 /**
- * The operator's command line (`npx umo`, or `npm run umo --` in a clone): `keys create --account
- * NAME`, `keys list`, `keys revoke KEY_ID`, `signing-key list`, `signing-key rotate`, `mcp`
- * (an MCP server over stdio for desktop hosts), and `export` / `import` (an account's memories
- * out to JSON Lines and in from an export of UMO or Mem0; see `cli/Transfers.ts`). It opens the same database as the server
- * (DATABASE_URL, else PGlite in UMO_DATA_DIR); a PGlite directory must not be open in a running
- * server at the same time.
+ * The operator's command line (`npx umo`, or `npm run umo --` in a clone): `serve` (the server, as
+ * `npm start` runs it), `keys create --account NAME`, `keys list`, `keys revoke KEY_ID`,
+ * `signing-key list`, `signing-key rotate`, `mcp` (an MCP server over stdio for desktop hosts), and
+ * `export` / `import` (an account's memories out to JSON Lines and in from an export of UMO or
+ * Mem0; see `cli/Transfers.ts`). It opens the same database as the server (DATABASE_URL, else
+ * PGlite in UMO_DATA_DIR); a PGlite directory must not be open in a running server at the same
+ * time. `bin/umo.js` runs it, on a newer Node when the one on PATH is too old.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -12,7 +13,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { AccountStore } from "@umo/core"
 import { serveStdio } from "@umo/mcp"
 import { Database, SigningKey, SqlAccountStore, SqlKeyRing } from "@umo/plugins"
-import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Console, Effect, Layer, Logger, Option, Redacted } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { dataDirFlag, exportCommand, importCommand, memoryOptions } from "./cli/Transfers.js"
 import { generateKey } from "./keys/ApiKeys.js"
@@ -163,6 +164,18 @@ const mcp = Command.make(
   )
 )
 
+const serve = Command.make("serve", {}, () =>
+  // Loaded here, not at the top: the other commands need none of the HTTP server.
+  Effect.flatMap(
+    Effect.promise(() => import("./Server.js")),
+    ({ ServerLive }) => Layer.launch(ServerLive.pipe(Layer.provide(Logger.layer([Logger.consoleJson]))))
+  )
+).pipe(
+  Command.withDescription(
+    "serve the API, the console and /mcp on HOST:PORT (default 127.0.0.1:8787), as `npm start` does"
+  )
+)
+
 // The operator's commands open the database; `mcp`, `export` and `import` open the whole service.
 const Accounts = SqlAccountStore.layer.pipe(Layer.provideMerge(Database.layerConfig))
 
@@ -170,6 +183,7 @@ const umo = Command.make("umo").pipe(
   Command.withSubcommands([
     keys.pipe(Command.provide(Accounts)),
     signingKey.pipe(Command.provide(Accounts)),
+    serve,
     mcp,
     exportCommand,
     importCommand

@@ -151,7 +151,9 @@ describe("npx umo mcp (stdio)", () => {
     const second = await session()
     const page = await structured<{ items: Array<{ umo_id: string }> }>(second, "list_memories", {})
     expect(page.items.map((i) => i.umo_id)).toEqual([kept.umo_id])
-    expect((await structured<{ verdict: string }>(second, "verify_memory", kept)).verdict).toBe("verified")
+    expect(
+      (await structured<{ verdict: string }>(second, "verify_memory", { umo_id: kept.umo_id })).verdict
+    ).toBe("verified")
     await second.close()
   }, 120_000)
 })

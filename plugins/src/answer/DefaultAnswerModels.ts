@@ -92,7 +92,7 @@ export const endpointsConfig = Config.all({
 })
 
 /**
- * The local models' settings from the environment: `UMO_MODELS_DIR` (default `./models`),
+ * The local models' settings from the environment: `UMO_MODELS_DIR` (see ModelsDir),
  * `UMO_LLM_RUNTIME` (where node-llama-cpp is, default `./.cache/llm`), `UMO_LOCAL_ANSWER_MODELS` (the ids offered, comma-separated; default all), `UMO_ASK_MAX_TOKENS`
  * (32), `UMO_ASK_PROMPT_TOKENS` (1500), `UMO_ASK_TIMEOUT_MS` (30000) and `UMO_ASK_MAX_WAITING` (8).
  */

@@ -1,5 +1,8 @@
 /** Answer models behind the `AnswerModels` port: the local extractive one, local language models, cloud ones, the defaults. */
 
+// First: refuses a Node older than 22.19 before anything else of the package is evaluated.
+import "../support/NodeVersion.js"
+
 export { contentWords } from "./AnswerSpans.js"
 export * as CloudAnswerModel from "./CloudAnswerModel.js"
 export * as DefaultAnswerModels from "./DefaultAnswerModels.js"

@@ -16,6 +16,10 @@ export const embedders = {
 
 export type EmbedderId = keyof typeof embedders
 
+const chosenId = Config.Literals(Object.keys(embedders) as Array<EmbedderId>, "UMO_EMBEDDER").pipe(
+  Config.withDefault<EmbedderId>("transformers")
+)
+
 /**
  * The Embedder picked by `UMO_EMBEDDER`: `transformers` (the default; reads `UMO_MODELS_DIR` and
  * `UMO_EMBEDDER_MODEL`, prepared by `npm install` through scripts/fetch-models.sh) or `use-lite`
@@ -23,9 +27,17 @@ export type EmbedderId = keyof typeof embedders
  */
 export const layerConfig = Layer.unwrap(
   Effect.gen(function* () {
-    const id = yield* Config.Literals(Object.keys(embedders) as Array<EmbedderId>, "UMO_EMBEDDER").pipe(
-      Config.withDefault<EmbedderId>("transformers")
-    )
-    return embedders[id].layer
+    return embedders[yield* chosenId].layer
   })
 )
+
+/**
+ * Fails when the embedder `UMO_EMBEDDER` picks needs model files that are not installed, with the
+ * command that fetches them: run before a store is opened, so that nothing is created on disk
+ * for a service that cannot start.
+ */
+export const checkInstalled = Effect.gen(function* () {
+  if ((yield* chosenId) !== "transformers") return
+  const missing = TransformersEmbedder.unavailable(yield* TransformersEmbedder.optionsConfig)
+  if (missing !== undefined) return yield* missing
+})

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Embedder, EmbedderError, makeEmbedder } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
-import { modelsDirConfig } from "../support/ModelsDir.js"
+import { fetchModelsCommand, modelsDirConfig } from "../support/ModelsDir.js"
 import { embedderThread } from "./EmbedderThread.js"
 import type { OnnxEmbedderSetup } from "./OnnxEmbedderWorker.js"
 
@@ -54,7 +54,8 @@ export const pinnedId = (model: string, precision: Precision) =>
 
 /**
  * How to get a model's graph: `npm install` prepares the default model's int8 graph, and
- * `npm run fetch-models` the others it knows with a flag each (`--minilm`, `--fp32`).
+ * `npm run fetch-models` (`npx umo-fetch-models` outside a checkout) the others it knows with a
+ * flag each (`--minilm`, `--fp32`).
  */
 export const fetchHint = (model: string, precision: Precision) => {
   const flags = [
@@ -63,7 +64,7 @@ export const fetchHint = (model: string, precision: Precision) => {
   ]
   if (model !== defaultModel && flags[0] !== "--minilm")
     return `put ${model}'s ONNX export there (scripts/fetch-models.sh prepares only ${defaultModel} and all-MiniLM-L6-v2)`
-  return `run \`npm run fetch-models${flags.length > 0 ? ` -- ${flags.join(" ")}` : ""}\``
+  return `run \`${fetchModelsCommand(flags)}\``
 }
 
 export interface TransformersOptions {
@@ -77,6 +78,22 @@ export interface TransformersOptions {
   readonly batchSize?: number
 }
 
+/** Why the model `options` name cannot run here (unknown, or its graph is not installed), or undefined. */
+export const unavailable = (options: TransformersOptions): EmbedderError | undefined => {
+  const id = options.model ?? defaultModel
+  const precision = options.precision ?? defaultPrecision
+  const modelFile = join(options.modelsDir, id, "onnx", graphFile[precision])
+  const known = Object.hasOwn(knownModels, id)
+  if (known && existsSync(modelFile)) return undefined
+  return new EmbedderError({
+    reason: "ModelUnavailable",
+    model: pinnedId(id, precision),
+    detail: known
+      ? `${modelFile} not found; ${fetchHint(id, precision)} (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
+      : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
+  })
+}
+
 /**
  * An ONNX sentence embedder run by transformers.js from a local directory. Nothing is fetched:
  * remote models are switched off, and a missing model fails with a message that says how to get it.
@@ -86,17 +103,9 @@ export const make = (options: TransformersOptions) =>
     const id = options.model ?? defaultModel
     const precision = options.precision ?? defaultPrecision
     const pinned = pinnedId(id, precision)
+    const missing = unavailable(options)
+    if (missing !== undefined) return yield* missing
     const known = knownModels[id as keyof typeof knownModels]
-    const modelFile = join(options.modelsDir, id, "onnx", graphFile[precision])
-    if (!known || !existsSync(modelFile)) {
-      return yield* new EmbedderError({
-        reason: "ModelUnavailable",
-        model: pinned,
-        detail: known
-          ? `${modelFile} not found; ${fetchHint(id, precision)} (or set UMO_MODELS_DIR), or set UMO_EMBEDDER=use-lite for the embedder that needs no set-up`
-          : `unknown model; known: ${Object.keys(knownModels).join(", ")}`
-      })
-    }
     // The model runs on a thread of its own (OnnxEmbedderWorker.ts), which loads it in the
     // background (a few seconds for mpnet): the server is up and healthy meanwhile, and the first
     // embedding waits for it. A model that cannot load fails every call.
@@ -119,15 +128,19 @@ export const make = (options: TransformersOptions) =>
 
 export const layer = (options: TransformersOptions) => Layer.effect(Embedder, make(options))
 
-/** Reads `UMO_MODELS_DIR` (default `./models`), `UMO_EMBEDDER_MODEL` and `UMO_EMBEDDER_PRECISION`. */
+/** The options from `UMO_MODELS_DIR` (see ModelsDir), `UMO_EMBEDDER_MODEL` and `UMO_EMBEDDER_PRECISION`. */
+export const optionsConfig = Config.all({
+  modelsDir: modelsDirConfig,
+  model: Config.String("UMO_EMBEDDER_MODEL").pipe(Config.withDefault(defaultModel)),
+  precision: Config.Literals(precisions, "UMO_EMBEDDER_PRECISION").pipe(
+    Config.withDefault<Precision>(defaultPrecision)
+  )
+})
+
+/** The embedder `optionsConfig` describes. */
 export const layerConfig = Layer.effect(
   Embedder,
   Effect.gen(function* () {
-    const modelsDir = yield* modelsDirConfig
-    const model = yield* Config.String("UMO_EMBEDDER_MODEL").pipe(Config.withDefault(defaultModel))
-    const precision = yield* Config.Literals(precisions, "UMO_EMBEDDER_PRECISION").pipe(
-      Config.withDefault<Precision>(defaultPrecision)
-    )
-    return yield* make({ modelsDir, model, precision })
+    return yield* make(yield* optionsConfig)
   })
 )

@@ -1,5 +1,8 @@
 /** The default NLP plugins: capture, normalize, extract, enrich, parse and validate stages. */
 
+// First: refuses a Node older than 22.19 before anything else of the package is evaluated.
+import "../support/NodeVersion.js"
+
 export { isAside, opensAhead, othersNewsUnasked } from "./Asides.js"
 export { capture } from "./Capture.js"
 export { enrich, findTone, findTopics, summarize } from "./Enrich.js"

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Reranker, RerankerError, type RerankerShape } from "@umo/core"
 import { Config, Effect, Layer, Option } from "effect"
-import { modelsDirConfig } from "../support/ModelsDir.js"
+import { fetchModelsCommand, modelsDirConfig } from "../support/ModelsDir.js"
 import { modelIdleSeconds, modelThread } from "../support/ModelThread.js"
 import type { CrossEncoderSetup, ScoreTask } from "./CrossEncoderWorker.js"
 
@@ -33,7 +33,7 @@ export const make = (options: CrossEncoderOptions) =>
     if (!installed(options.modelsDir, model)) {
       return yield* new RerankerError({
         model,
-        detail: `${join(options.modelsDir, model)} not found; run \`npm run fetch-models\``
+        detail: `${join(options.modelsDir, model)} not found; run \`${fetchModelsCommand()}\``
       })
     }
     const setup: CrossEncoderSetup = {
@@ -72,7 +72,7 @@ export const layerConfig = Layer.unwrap(
     if (wanted === "off") {
       if (Option.isNone(chosen)) {
         yield* Effect.logWarning(
-          `no reranker: ${join(modelsDir, defaultModel)} is not installed (run \`npm run fetch-models\`); answers rank by the first stage`
+          `no reranker: ${join(modelsDir, defaultModel)} is not installed (run \`${fetchModelsCommand()}\`); answers rank by the first stage`
         )
       }
       return Layer.empty

@@ -3,6 +3,9 @@
  * replicas and a primary found among several servers), the signed per-account hash chain, accounts
  * and keys, and the signing key.
  */
+// First: refuses a Node older than 22.19 before anything else of the package is evaluated.
+import "../support/NodeVersion.js"
+
 export * as Database from "./Database.js"
 export * as PgliteSqlClient from "./PgliteSqlClient.js"
 export * as PostgresHosts from "./PostgresHosts.js"
