@@ -19,11 +19,14 @@ export interface Original {
   readonly content_hash: string
   readonly semantic_hash: string
   readonly record_hash: string
-  /** Its capture entry, when it was stored before this write (else the write's own call records it). */
-  readonly stored: boolean
+  /**
+   * Its capture entry, when it was stored before this call; null when it is an earlier write of
+   * the same call, whose entry the call appends.
+   */
+  readonly entry: LedgerEntry | null
 }
 
-interface Candidate extends Omit<Original, "stored"> {
+interface Candidate extends Original {
   readonly timestamp: string
   readonly key: string
 }
@@ -77,12 +80,25 @@ export const findOriginals = (
        FROM memories
        WHERE account_id = ${accountId} AND superseded_by IS NULL AND content_hash IN ${sql.in([...new Set(asking)])}
        ORDER BY created_at, umo_id`
-    const known: Array<Candidate & { readonly stored: boolean }> = rows.map((row) => ({
-      ...row,
-      quality_score: Number(row.quality_score),
-      key: keyOf({ ...row, metadata: JSON.parse(row.metadata) }),
-      stored: true
-    }))
+    // A memory whose capture entry the chain lost is not one to answer with: its receipt is that entry.
+    const entries = yield* captureEntries(
+      sql,
+      accountId,
+      rows.map((row) => row.umo_id)
+    )
+    const known: Array<Candidate> = rows.flatMap((row) => {
+      const entry = entries.get(row.umo_id)
+      return entry === undefined
+        ? []
+        : [
+            {
+              ...row,
+              quality_score: Number(row.quality_score),
+              key: keyOf({ ...row, metadata: JSON.parse(row.metadata) }),
+              entry
+            }
+          ]
+    })
     const originals = new Map<number, Original>()
     writes.forEach((write, index) => {
       const { umo } = write
@@ -108,14 +124,14 @@ export const findOriginals = (
         semantic_hash: umo.semantic_hash,
         record_hash: recordHashes[index]!,
         key,
-        stored: false
+        entry: null
       })
     })
     return originals
   })
 
 /** The capture entries of memories stored before, by id: a repeat's receipt is its original's. */
-export const captureEntries = (
+const captureEntries = (
   sql: SqlClient.SqlClient,
   accountId: string,
   ids: ReadonlyArray<string>

@@ -17,7 +17,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
-import { captureEntries as capturesOf, findOriginals } from "./SqlDuplicates.js"
+import { findOriginals } from "./SqlDuplicates.js"
 import { eraseMatching } from "./SqlErasure.js"
 import { makeExports } from "./SqlExports.js"
 import { storeError, transaction } from "./SqlFailure.js"
@@ -191,15 +191,11 @@ export const make = Effect.gen(function* () {
           // One append records one time for all its entries.
           yield* recordSupersessionTimes(sql, accountId, appended)
           const captureEntries = new Map(appended.slice(0, captures.length).map((e) => [e.umo_id, e]))
-          const earlier = yield* capturesOf(
-            sql,
-            accountId,
-            [...originals.values()].flatMap((o) => (o.stored ? [o.umo_id] : []))
-          )
           const receipts = yield* Effect.forEach(writes, (w, i) => {
+            // A repeat's receipt is its original's capture entry, signed again.
             const original = originals.get(i)
             const id = original?.umo_id ?? w.umo.umo_id
-            const entry = captureEntries.get(id) ?? earlier.get(id)!
+            const entry = original?.entry ?? captureEntries.get(id)!
             return Effect.map(
               ledger.signReceipt({ type: "umo-capture-receipt", umo_id: id, entry }),
               (receipt): CaptureReceipt => ({
