@@ -78,10 +78,11 @@ export const UpdateRequest = Schema.Struct({
       "when the new version happened; default the memory's own when only metadata changes, else now"
   })
 }).check(
-  Schema.makeFilter((request: { readonly content?: string | undefined; readonly metadata?: unknown }) =>
-    request.content !== undefined || request.metadata !== undefined
-      ? undefined
-      : "give content, metadata or both: the change to make",
+  Schema.makeFilter(
+    (request: { readonly content?: string | undefined; readonly metadata?: unknown }) =>
+      request.content !== undefined || request.metadata !== undefined
+        ? undefined
+        : "give content, metadata or both: the change to make",
     {
       // Present and not null: an optional field may be sent as null, which means "not given".
       toJsonSchema: () => ({
