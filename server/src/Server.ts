@@ -23,6 +23,7 @@ import { SchemaErrorsLive } from "./http/SchemaErrors.js"
 import { SystemHandlers } from "./http/SystemHandlers.js"
 import { TransfersHandlers } from "./http/TransfersHandlers.js"
 import { ensureKeys } from "./keys/Bootstrap.js"
+import { Mem0Route } from "./mem0/Mem0Routes.js"
 
 /**
  * The storage stack from the environment (see README), pinned to `embedder`: by default the one
@@ -72,7 +73,7 @@ export const ApiRoutes = Documented.pipe(
 )
 
 /** The routes, `/` (the front door), `/mcp` and `/console`, served with the request middleware (ids, rate limits, logs, error bodies). */
-export const App = HttpRouter.serve(Layer.mergeAll(ApiRoutes, FrontDoor, McpRoute, ConsoleFiles), {
+export const App = HttpRouter.serve(Layer.mergeAll(ApiRoutes, FrontDoor, McpRoute, Mem0Route, ConsoleFiles), {
   middleware: requestMiddleware,
   disableLogger: true
 })

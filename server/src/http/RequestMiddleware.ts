@@ -37,9 +37,12 @@ const retryAfterSeconds = 1
  */
 export const maxBodySize = ByteSize.megabytes(24)
 
-/** Who sent the request, for its rate limit: its bearer key's hash (never the key) and address. */
+/**
+ * Who sent the request, for its rate limit: its key's hash (never the key) and address. The key
+ * comes as `Bearer`, or as `Token` from Mem0's clients on `/mem0`.
+ */
 const callerOf = (request: HttpServerRequest.HttpServerRequest): Caller => {
-  const token = (request.headers["authorization"] ?? "").replace(/^Bearer\s+/i, "").trim()
+  const token = (request.headers["authorization"] ?? "").replace(/^(?:Bearer|Token)\s+/i, "").trim()
   return {
     keyHash: token.length > 0 ? sha256Hex(token) : undefined,
     address: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"

@@ -1,0 +1,120 @@
+/**
+ * The rules a Mem0 request's fields pass before the Memory service is called: which fields a call
+ * uses, which are the clients' harmless defaults (accepted and ignored), and which name a Mem0
+ * feature UMO does not have (refused with a 422 naming the field, never a wrong success). Also
+ * Mem0's ways of writing a time, read into UMO's RFC 3339.
+ * @module
+ */
+import { parseTimestamp } from "@umo/memory"
+import { Data, Result } from "effect"
+
+/** A request the Mem0 face refuses, with its status and the `{detail}` its clients show. */
+export class Mem0Refused extends Data.TaggedError("Mem0Refused")<{
+  readonly status: number
+  readonly detail: string
+}> {}
+
+/** A Mem0 feature UMO does not have: 422 naming the field. */
+export const unsupported = (field: string, why?: string) =>
+  new Mem0Refused({
+    status: 422,
+    detail: `not supported by UMO's Mem0 API: ${field}${why === undefined ? "" : ` (${why})`}`
+  })
+
+/** A field with a value UMO cannot take: 422 naming the field and the rule, worded as UMO's own API words it. */
+export const invalid = (field: string, rule: string, part = "request body") =>
+  new Mem0Refused({ status: 422, detail: `invalid ${part}: ${field}: ${rule}` })
+
+/**
+ * What a field does: `use` (the call reads it), `ignore` (a client default that changes nothing
+ * here), or a refusal that lets through only the values that ask for nothing UMO lacks (`null`,
+ * `false`, …).
+ */
+export type FieldRule =
+  | "use"
+  | "ignore"
+  | { readonly harmless: (value: unknown) => boolean; readonly why: string }
+
+const absent = (value: unknown) => value === null || value === undefined
+const absentOrFalse = (value: unknown) => absent(value) || value === false
+
+/** Refused unless absent (or null). */
+export const refused = (why: string): FieldRule => ({ harmless: absent, why })
+/** Refused unless absent or false: a switch for a feature UMO does not have. */
+export const refusedWhenOn = (why: string): FieldRule => ({ harmless: absentOrFalse, why })
+
+/**
+ * Fields both clients may send with any call, which say nothing UMO needs: the answer format
+ * (`output_format`, `version`; UMO always answers the current shape), the organization and project
+ * the legacy clients repeat from the ping (the key decides the account), and the JS client's
+ * telemetry label (`source`).
+ */
+export const clientDefaults: Readonly<Record<string, FieldRule>> = {
+  output_format: "ignore",
+  version: "ignore",
+  api_version: "ignore",
+  org_id: "ignore",
+  project_id: "ignore",
+  source: "ignore"
+}
+
+/** Mem0 features that no call of UMO's has, refused wherever a body names them. */
+export const missingFeatures: Readonly<Record<string, FieldRule>> = {
+  app_id: refused("UMO's scopes are user_id, agent_id and run_id"),
+  custom_categories: refused("UMO does not categorize memories"),
+  custom_instructions: refused("UMO keeps what was said and runs no extraction prompt"),
+  agent_custom_instructions: refused("UMO keeps what was said and runs no extraction prompt"),
+  structured_data_schema: refused("UMO keeps what was said, not structured attributes"),
+  includes: refused("UMO keeps what was said and runs no extraction prompt"),
+  excludes: refused("UMO keeps what was said and runs no extraction prompt"),
+  expiration_date: refused("UMO memories do not expire"),
+  async_mode: refusedWhenOn("UMO answers once the memories are stored"),
+  enable_graph: refusedWhenOn("UMO has no graph memory"),
+  immutable: refusedWhenOn("UMO memories change only by a new version"),
+  rerank: refusedWhenOn("UMO ranks with its own ranking; there is no separate reranker to switch on"),
+  keyword_search: refusedWhenOn("UMO's ranking already combines keywords and meaning"),
+  reference_date: refused("UMO does not reinterpret times against another date"),
+  categories: {
+    harmless: (value) => absent(value) || (Array.isArray(value) && value.length === 0),
+    why: "UMO does not categorize memories"
+  }
+}
+
+/** Checks every field of a body against `rules`: a field with no rule is refused, naming it. */
+export const checkFields = (
+  body: Readonly<Record<string, unknown>>,
+  rules: Readonly<Record<string, FieldRule>>,
+  prefix = ""
+): Result.Result<void, Mem0Refused> => {
+  for (const [field, value] of Object.entries(body)) {
+    const rule = rules[field]
+    if (rule === undefined) return Result.fail(unsupported(`${prefix}${field}`))
+    if (typeof rule === "object" && !rule.harmless(value))
+      return Result.fail(unsupported(`${prefix}${field}`, rule.why))
+  }
+  return Result.void
+}
+
+const dateTimeWithoutOffset = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?$/
+
+/**
+ * A time as Mem0's clients send it — Unix seconds (add's `timestamp`), an ISO 8601 date, or a
+ * date-time — as RFC 3339. A date-time without an offset is read as UTC, as Mem0 reads it (UMO's
+ * own API asks for the offset).
+ */
+export const instantOf = (value: unknown, field: string): Result.Result<string, Mem0Refused> => {
+  const rule = "must be Unix seconds or an ISO 8601 date or date-time, years 0002 to 9998"
+  if (typeof value === "number") {
+    const date = new Date(value * 1000)
+    return Number.isFinite(value) && parseTimestamp(date.toISOString()) !== undefined
+      ? Result.succeed(date.toISOString())
+      : Result.fail(invalid(field, rule))
+  }
+  if (typeof value !== "string") return Result.fail(invalid(field, rule))
+  const text = dateTimeWithoutOffset.test(value) ? `${value}Z` : value
+  return parseTimestamp(text) === undefined ? Result.fail(invalid(field, rule)) : Result.succeed(text)
+}
+
+/** Whether a value is a JSON object (not null, not a list). */
+export const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
