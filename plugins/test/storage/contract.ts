@@ -457,6 +457,27 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
         })
       )
 
+      it.effect("stores one memory for identical captures racing, the others recorded as repeats", () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const ledger = yield* Ledger
+          const account = yield* newAccount("repeats")
+          const said = umo(3)
+          const receipts = yield* Effect.forEach(
+            Array.from({ length: 12 }, () => recapture(said)),
+            (u) => store.insertMany(account, [{ ...plainWrites([u])[0]!, dedupe: { timeGiven: false } }]),
+            { concurrency: "unbounded" }
+          )
+          const ids = new Set(receipts.map(([r]) => r!.entry.umo_id))
+          expect(ids.size).toBe(1)
+          expect(receipts.filter(([r]) => r!.duplicate_of === undefined)).toHaveLength(1)
+          expect((yield* store.list(account, { limit: 100, offset: 0 })).total).toBe(1)
+          expect(yield* ledger.audit(account)).toEqual({ entries: 12, valid: true })
+          const kinds = (yield* ledger.entries(account, { limit: 100 })).entries.map((e) => e.kind).sort()
+          expect(kinds).toEqual(["capture", ...Array.from({ length: 11 }, () => "repeat")])
+        })
+      )
+
       it.effect("stores a batch whole or not at all, with its idempotent answer", () =>
         Effect.gen(function* () {
           const store = yield* MemoryStore
