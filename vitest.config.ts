@@ -26,7 +26,8 @@ export default defineConfig({
       "clients/js/test/**/*.test.ts",
       "examples/test/**/*.test.ts",
       "bench/test/**/*.test.ts",
-      "console/test/**/*.test.ts"
+      "console/test/**/*.test.ts",
+      "integrations/*/test/**/*.test.ts"
     ],
     testTimeout: 120_000,
     hookTimeout: 120_000

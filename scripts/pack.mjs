@@ -1,8 +1,9 @@
 // `npm run pack [-- DIR]`: the installable tarballs of the packages an app of its own uses, in
-// ./packed (or DIR): @umo/client; @umo/memory with @umo/core and @umo/plugins, which it needs; and
-// @umo/server (the `umo` command) with @umo/mcp. Each package's prepack builds it first (unless
-// it is built already, see below). Install them together in another project, e.g.
-// `npm install /path/to/packed/*.tgz` (see the README).
+// ./packed (or DIR): @umo/client; @umo/memory with @umo/core and @umo/plugins, which it needs;
+// @umo/server (the `umo` command) with @umo/mcp; and the integrations (@umo/vercel-ai,
+// @umo/langchain). Each package's prepack builds it first (unless it is built already, see below).
+// Install them together in another project, e.g. `npm install /path/to/packed/*.tgz` (see the
+// README).
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
@@ -10,7 +11,16 @@ import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const destination = resolve(process.argv[2] ?? join(root, "packed"))
-export const packages = ["@umo/core", "@umo/plugins", "@umo/client", "@umo/memory", "@umo/mcp", "@umo/server"]
+export const packages = [
+  "@umo/core",
+  "@umo/plugins",
+  "@umo/client",
+  "@umo/memory",
+  "@umo/mcp",
+  "@umo/server",
+  "@umo/vercel-ai",
+  "@umo/langchain"
+]
 
 /** The newest modification time of the files under `dir` (0 when there is none). */
 const newest = (dir) =>
@@ -22,9 +32,14 @@ const newest = (dir) =>
           .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs)
       )
     : 0
-const directoryOf = (name) => join(root, name === "@umo/client" ? "clients/js" : name.replace("@umo/", ""))
+const folders = {
+  "@umo/client": "clients/js",
+  "@umo/vercel-ai": "integrations/vercel-ai",
+  "@umo/langchain": "integrations/langchain"
+}
+const directoryOf = (name) => join(root, folders[name] ?? name.replace("@umo/", ""))
 // Each package's prepack builds it, unless every dist/ is newer than its sources (as `npm install`
-// and `npm run build` leave them): then UMO_PACK_BUILT spares the six builds.
+// and `npm run build` leave them): then UMO_PACK_BUILT spares the builds.
 const built = packages.every((name) => {
   const dir = directoryOf(name)
   const sources = Math.max(newest(join(dir, "src")), statSync(join(dir, "package.json")).mtimeMs)

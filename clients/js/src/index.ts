@@ -42,6 +42,7 @@ export {
   Uploaded
 } from "./models.js"
 export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
+export { fixedScope, inScope } from "./scope.js"
 export {
   type ExportEnd,
   type ExportedMemory,
