@@ -183,35 +183,44 @@ class DedupeTest(unittest.TestCase):
     def test_a_repeated_capture_answers_the_current_memory_with_duplicate_of_and_stores_nothing(self) -> None:
         alice, user = client("alice"), f"dedupe-{uuid.uuid4().hex[:8]}"
         text = "The spare key to the shed hangs behind the kitchen door."
-        first = alice.capture(text, user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01", infer_updates=False)
+        first = alice.capture(
+            text, source="notes", user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01", infer_updates=False
+        )
         self.assertIsNone(first.duplicate_of)
         # The same text, source, scope and metadata, with the same time or none: that memory again.
         for again in (
-            alice.capture(text, user_id=user, metadata={"room": "kitchen"}),
-            alice.capture(text, user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01T00:00:00Z"),
+            alice.capture(text, source="notes", user_id=user, metadata={"room": "kitchen"}),
+            alice.capture(
+                text, source="notes", user_id=user, metadata={"room": "kitchen"}, timestamp="2025-03-01T00:00:00Z"
+            ),
         ):
             self.assertEqual((again.umo_id, again.duplicate_of), (first.umo_id, first.umo_id))
             self.assertEqual((again.content_hash, again.created_at), (first.content_hash, first.created_at))
-        [item] = alice.batch([{"content": text, "user_id": user, "metadata": {"room": "kitchen"}}])
+        [item] = alice.batch([{"content": text, "source": "notes", "user_id": user, "metadata": {"room": "kitchen"}}])
         self.assertEqual((item.success, item.umo_id, item.duplicate_of), (True, first.umo_id, first.umo_id))
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "shed.txt"
             path.write_text(text, encoding="utf-8")
-            uploaded = alice.upload(path, user_id=user, metadata={"room": "kitchen"})
+            uploaded = alice.upload(path, source="notes", user_id=user, metadata={"room": "kitchen"})
         self.assertEqual((uploaded.umo_id, uploaded.duplicate_of), (first.umo_id, first.umo_id))
         self.assertEqual([i.umo_id for i in alice.list(user_id=user).items], [first.umo_id])
 
-        # Other metadata, another user or dedupe=False: a memory of its own.
-        tagged = alice.capture(text, user_id=user, metadata={"room": "hall"}, infer_updates=False)
-        elsewhere = alice.capture(text, user_id=f"{user}-b", metadata={"room": "kitchen"}, infer_updates=False)
-        kept = alice.capture(text, user_id=user, metadata={"room": "kitchen"}, dedupe=False, infer_updates=False)
-        for own in (tagged, elsewhere, kept):
+        # Other metadata, another user, dedupe=False or another source: a memory of its own.
+        tagged = alice.capture(text, source="notes", user_id=user, metadata={"room": "hall"}, infer_updates=False)
+        elsewhere = alice.capture(
+            text, source="notes", user_id=f"{user}-b", metadata={"room": "kitchen"}, infer_updates=False
+        )
+        kept = alice.capture(
+            text, source="notes", user_id=user, metadata={"room": "kitchen"}, dedupe=False, infer_updates=False
+        )
+        sourced = alice.capture(text, source="diary", user_id=user, metadata={"room": "kitchen"}, infer_updates=False)
+        for own in (tagged, elsewhere, kept, sourced):
             self.assertIsNone(own.duplicate_of)
             self.assertNotEqual(own.umo_id, first.umo_id)
-        self.assertEqual(alice.list(user_id=user).total_count, 3)
-        # Search shows the text said three times in the user's memories once, counting them.
+        self.assertEqual(alice.list(user_id=user).total_count, 4)
+        # Search shows the text said four times in the user's memories once, counting them.
         [match] = [m for m in alice.ask("Where is the spare key to the shed?", user_id=user, limit=10) if m.content == text]
-        self.assertEqual(match.times_said, 3)
+        self.assertEqual(match.times_said, 4)
 
 
 class OtherCallsTest(unittest.TestCase):
