@@ -25,7 +25,7 @@ export interface UMORetrieverInput extends BaseRetrieverInput {
   readonly memory: UMOMemory
   /** Whose memories: at least one of `userId`, `agentId`, `sessionId`. */
   readonly scope: Scope
-  /** How many memories a query returns, 1–100 (default 5). */
+  /** How many memories a query returns, 1–50 (default 5). */
   readonly limit?: number
 }
 

@@ -2,7 +2,7 @@ import type { Scope, UMOMemory } from "@umo/client"
 import { fixedScope } from "@umo/client"
 
 export interface MemoriesForPromptOptions {
-  /** How many memories at most, 1–100 (default 5). */
+  /** How many memories at most, 1–50 (default 5). */
   readonly limit?: number
   /** The line above the memories (default: "What you remember about the user (most relevant first):"). */
   readonly heading?: string
