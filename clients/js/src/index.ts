@@ -44,6 +44,14 @@ export {
 export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
 export { fixedScope, inScope } from "./scope.js"
 export {
+  type AnsweredFromMemories,
+  type Forgotten,
+  type FoundMemories,
+  type Remembered,
+  scopedVerbs,
+  scopedVerbWords
+} from "./scopedVerbs.js"
+export {
   type ExportEnd,
   type ExportedMemory,
   type ExportHeader,
