@@ -1,31 +1,62 @@
 #!/usr/bin/env bash
-# The Python tools only the tests use, in a virtualenv of their own made on the first `npm test`
-# (its pretest step), not at install: mypy (the Python client's type checker, scripts/test-python.sh)
-# Schemathesis (the API document against a live server, server/test/Contract.test.ts) and Mem0's own
-# Python client (`mem0ai`, driven unchanged against the server's /mem0 API, server/test/mem0/), pinned.
-# UMO_TEST_VENV, default .cache/test-venv. Idempotent: a no-op once they are there.
+# The tools only the tests use, made on the first `npm test` (its pretest step), not at install, and
+# pinned:
+# - in a Python virtualenv (UMO_TEST_VENV, default .cache/test-venv): mypy (the Python client's type
+#   checker, scripts/test-python.sh), Schemathesis (the API document against a live server,
+#   server/test/Contract.test.ts) and Mem0's own Python client (`mem0ai`, driven unchanged against
+#   the server's /mem0 API, server/test/mem0/Mem0Client.test.ts);
+# - in a directory of its own outside the workspace (UMO_TEST_JS_TOOLS, default
+#   .cache/test-js-tools): Mem0's own JS client (npm `mem0ai`, server/test/mem0/Mem0JsClient.test.ts).
+#   Its peer dependencies (better-sqlite3 and the other stores and models of its `mem0ai/oss` part,
+#   which `MemoryClient` does not use) are left out, and no install script runs.
+# Idempotent: a no-op once they are there.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${UMO_TEST_VENV:-$root/.cache/test-venv}"
+js_tools="${UMO_TEST_JS_TOOLS:-$root/.cache/test-js-tools}"
 python="${PYTHON:-python3}"
 mypy_version="1.18.2"
 schemathesis_version="4.32.5"
 mem0ai_version="2.2.1"
+mem0ai_js_version="3.3.1"
 
-ready() {
+python_ready() {
   [ -x "$venv/bin/python" ] &&
     [ "$("$venv/bin/python" -m mypy --version 2>/dev/null | cut -d' ' -f2)" = "$mypy_version" ] &&
     [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ] &&
     [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mem0ai"))' 2>/dev/null)" = "$mem0ai_version" ]
 }
-if ready; then exit 0; fi
 
-echo "test-tools: installing mypy $mypy_version, Schemathesis $schemathesis_version and mem0ai $mem0ai_version into $venv" >&2
-[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-# The machine's pip configuration may name index directories that do not exist: pip's warning
-# about each is dropped.
-PIP_NO_CACHE_DIR=1 "$venv/bin/pip" install --quiet --disable-pip-version-check \
-  "mypy==$mypy_version" "schemathesis==$schemathesis_version" "mem0ai==$mem0ai_version" \
-  2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
-ready || { echo "test-tools: the tools did not install" >&2; exit 1; }
+# The pinned version is there and its `MemoryClient` imports with nothing else.
+js_ready() {
+  [ -f "$js_tools/node_modules/mem0ai/package.json" ] &&
+    MEM0_TELEMETRY=false bash "$root/scripts/with-node.sh" node --input-type=module -e '
+      import { createRequire } from "node:module"
+      const dir = process.argv[1] + "/node_modules/mem0ai/"
+      const pkg = createRequire(dir)("./package.json")
+      if (pkg.version !== process.argv[2]) process.exit(1)
+      const { MemoryClient } = await import(dir + pkg.exports["."].import)
+      if (typeof MemoryClient !== "function") process.exit(1)
+    ' "$js_tools" "$mem0ai_js_version" 2>/dev/null
+}
+
+if ! python_ready; then
+  echo "test-tools: installing mypy $mypy_version, Schemathesis $schemathesis_version and mem0ai $mem0ai_version into $venv" >&2
+  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  # The machine's pip configuration may name index directories that do not exist: pip's warning
+  # about each is dropped.
+  PIP_NO_CACHE_DIR=1 "$venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mypy==$mypy_version" "schemathesis==$schemathesis_version" "mem0ai==$mem0ai_version" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  python_ready || { echo "test-tools: the Python tools did not install" >&2; exit 1; }
+fi
+
+if ! js_ready; then
+  echo "test-tools: installing the npm package mem0ai $mem0ai_js_version into $js_tools" >&2
+  mkdir -p "$js_tools"
+  printf '{ "private": true, "dependencies": { "mem0ai": "%s" } }\n' "$mem0ai_js_version" >"$js_tools/package.json"
+  bash "$root/scripts/with-node.sh" npm install --prefix "$js_tools" --omit=peer --legacy-peer-deps \
+    --ignore-scripts --no-audit --no-fund --no-package-lock --loglevel=error
+  js_ready || { echo "test-tools: the npm package mem0ai did not install" >&2; exit 1; }
+fi
