@@ -9,6 +9,9 @@
 //     (~/.cache/umo/models, here under a scratch XDG_CACHE_HOME), whatever the working directory;
 //   - with no models there, `openMemory` and `npx umo serve` refuse, naming `npx umo-fetch-models`,
 //     and create nothing on disk;
+//   - the integrations against that server: the JS ones from their tarballs, on the newer Node
+//     (scripts/packaging/integrations.mjs), and the Python client and integrations pip-installed
+//     from the checkout's folders into a fresh virtualenv (scripts/packaging/integrations.py);
 //   - `npx umo mcp` over stdio (initialize, tools/list, a capture) and `npx umo export`;
 //   - importing @umo/memory on a Node older than 22.19 fails with the Node it needs, never a
 //     SyntaxError; `npx umo-fetch-models` runs its shipped script.
@@ -199,6 +202,13 @@ const serverAndClient = async () => {
     env: { ...userEnv(), UMO_BASE_URL: `http://127.0.0.1:${port}`, UMO_API_KEY: key }
   })
   say(`the JS client on the machine's Node against \`npx umo serve\`: ${client}`)
+  const served = { ...userEnv(), UMO_BASE_URL: `http://127.0.0.1:${port}`, UMO_API_KEY: key }
+  const js = await runChecked(newerNode, ["integrations.mjs"], { env: served })
+  say(`@umo/langchain and @umo/vercel-ai against \`npx umo serve\`: ${js}`)
+  const python = await runChecked(join(await pythonPackages, "bin", "python"), ["integrations.py"], {
+    env: served
+  })
+  say(`umo-client, umo-langchain and umo-langgraph (pip) against \`npx umo serve\`: ${python}`)
   process.kill(-child.pid, "SIGINT")
   const stopped = await exited
   servers.delete(child)
@@ -312,6 +322,21 @@ const mcpAndExport = async () => {
   say(`\`npx umo export\`: ${lines.length} lines, the memory captured over MCP among them`)
 }
 
+/** A fresh virtualenv with the Python client and integrations pip-installed from the checkout's
+ * folders (their pinned libraries from PyPI): its directory. */
+const installPythonPackages = async () => {
+  const venv = join(work, "python")
+  await runChecked("python3", ["-m", "venv", venv])
+  const folders = ["clients/python", "integrations/langchain-python", "integrations/langgraph"]
+  await runChecked(
+    join(venv, "bin", "pip"),
+    ["install", "--quiet", "--disable-pip-version-check", ...folders.map((f) => join(root, f))],
+    { env: { ...userEnv(), PIP_NO_CACHE_DIR: "1" } }
+  )
+  return venv
+}
+let pythonPackages
+
 /** The servers started and not yet stopped (killed, with their process group, if the check fails). */
 const servers = new Set()
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -329,6 +354,11 @@ try {
   say(`packed ${sizes.join(", ")}`)
 
   mkdirSync(app)
+  // Meanwhile: pip installs while npm does.
+  pythonPackages = installPythonPackages()
+  pythonPackages.catch(() => {}) // awaited (and reported) where it is used
+  for (const file of ["integrations.mjs", "integrations.py"])
+    writeFileSync(join(app, file), readFileSync(join(root, "scripts", "packaging", file)))
   writeFileSync(
     join(app, "package.json"),
     JSON.stringify(

@@ -3,8 +3,9 @@
 # pinned:
 # - in a Python virtualenv (UMO_TEST_VENV, default .cache/test-venv): mypy (the Python client's type
 #   checker, scripts/test-python.sh), Schemathesis (the API document against a live server,
-#   server/test/Contract.test.ts) and Mem0's own Python client (`mem0ai`, driven unchanged against
-#   the server's /mem0 API, server/test/mem0/Mem0Client.test.ts);
+#   server/test/Contract.test.ts), Mem0's own Python client (`mem0ai`, driven unchanged against
+#   the server's /mem0 API, server/test/mem0/Mem0Client.test.ts), and the libraries the Python
+#   integrations are tested with (integrations/langchain-python, integrations/langgraph);
 # - in a directory of its own outside the workspace (UMO_TEST_JS_TOOLS, default
 #   .cache/test-js-tools): Mem0's own JS client (npm `mem0ai`, server/test/mem0/Mem0JsClient.test.ts).
 #   Its peer dependencies (better-sqlite3 and the other stores and models of its `mem0ai/oss` part,
@@ -16,16 +17,16 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${UMO_TEST_VENV:-$root/.cache/test-venv}"
 js_tools="${UMO_TEST_JS_TOOLS:-$root/.cache/test-js-tools}"
 python="${PYTHON:-python3}"
-mypy_version="1.18.2"
-schemathesis_version="4.32.5"
-mem0ai_version="2.2.1"
+# Python packages, exact: mypy, Schemathesis, Mem0's client, and for the LangChain and LangGraph
+# integrations' tests (scripts/test-python.sh) langchain-core, langgraph and Hypothesis.
+python_pins=(mypy==1.18.2 schemathesis==4.32.5 mem0ai==2.2.1 langchain-core==1.8.1 langgraph==1.2.22 hypothesis==6.170.15)
 mem0ai_js_version="3.3.1"
 
 python_ready() {
-  [ -x "$venv/bin/python" ] &&
-    [ "$("$venv/bin/python" -m mypy --version 2>/dev/null | cut -d' ' -f2)" = "$mypy_version" ] &&
-    [ "$("$venv/bin/st" --version 2>/dev/null)" = "st, version $schemathesis_version" ] &&
-    [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mem0ai"))' 2>/dev/null)" = "$mem0ai_version" ]
+  [ -x "$venv/bin/python" ] && "$venv/bin/python" - "${python_pins[@]}" 2>/dev/null <<'PY'
+import importlib.metadata as metadata, sys
+sys.exit(any(metadata.version(name) != version for name, version in (pin.split("==") for pin in sys.argv[1:])))
+PY
 }
 
 # The pinned version is there and its `MemoryClient` imports with nothing else.
@@ -42,12 +43,12 @@ js_ready() {
 }
 
 if ! python_ready; then
-  echo "test-tools: installing mypy $mypy_version, Schemathesis $schemathesis_version and mem0ai $mem0ai_version into $venv" >&2
+  echo "test-tools: installing ${python_pins[*]} into $venv" >&2
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
   # The machine's pip configuration may name index directories that do not exist: pip's warning
   # about each is dropped.
   PIP_NO_CACHE_DIR=1 "$venv/bin/pip" install --quiet --disable-pip-version-check \
-    "mypy==$mypy_version" "schemathesis==$schemathesis_version" "mem0ai==$mem0ai_version" \
+    "${python_pins[@]}" \
     2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   python_ready || { echo "test-tools: the Python tools did not install" >&2; exit 1; }
 fi

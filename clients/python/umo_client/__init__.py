@@ -36,6 +36,7 @@ from .models import (
     Triple,
     Uploaded,
 )
+from .scoped import VERB_WORDS, Scope, ScopedVerbs, ScopeFields
 from .results import Account, Answer, Citation, Comparison, Model, Models
 from .signed import ChainPage, DeletionReceipt, LedgerEntry, Proof
 from .transfers import ExportedMemory, ExportEnd, ExportHeader, ExportLine, ImportedFrom, ImportFailure, ImportSummary
@@ -93,14 +94,18 @@ __all__ = [
     "Proof",
     "PublicKey",
     "RateLimitError",
+    "Scope",
+    "ScopeFields",
     "ScopePage",
     "ScopeSummary",
+    "ScopedVerbs",
     "Timestamp",
     "Topic",
     "Triple",
     "TrustedKeys",
     "UMOClient",
     "UMOError",
+    "VERB_WORDS",
     "Uploaded",
     "ValidationError",
     "VerificationError",

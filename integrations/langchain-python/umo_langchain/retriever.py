@@ -1,0 +1,47 @@
+"""A LangChain retriever over UMO's search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+from umo_client import Scope, UMOClient
+
+
+class UMORetriever(BaseRetriever):
+    """The scope's memories that best match the query (UMO's ``ask``, no language model), best
+    first, each a ``Document`` whose ``page_content`` is the memory's text and whose ``id`` and
+    ``metadata["umo_id"]`` are its id; the metadata also has ``score``, ``timestamp`` (when it was
+    written), ``user_id``, ``agent_id``, ``session_id``, ``times_said`` (how many memories said this
+    same text) and ``source``. UMO's errors (``ValidationError``, … with ``detail``) pass through."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    client: UMOClient
+    """A ``UMOClient``."""
+    scope: Scope
+    """Whose memories: at least one of ``user_id``, ``agent_id``, ``session_id``."""
+    k: int = Field(default=5, ge=1, le=50)
+    """How many memories a query returns, 1 to 50."""
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return [
+            Document(id=match.umo_id, page_content=match.content, metadata=_metadata(match))
+            for match in self.client.ask(query, limit=self.k, **self.scope.fields())
+        ]
+
+
+def _metadata(match: Any) -> dict[str, Any]:
+    return {
+        "umo_id": match.umo_id,
+        "score": match.score,
+        "timestamp": match.timestamp,
+        "user_id": match.user_id,
+        "agent_id": match.agent_id,
+        "session_id": match.session_id,
+        "times_said": match.times_said,
+        "source": match.source,
+    }

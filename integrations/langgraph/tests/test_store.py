@@ -1,0 +1,192 @@
+"""UMOStore against the real server: LangGraph's store operations, two namespaces that never see
+each other's items, and the items as UMO memories."""
+
+from __future__ import annotations
+
+import asyncio
+import unittest
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langgraph.store.base import InvalidNamespaceError
+from live_server import KEYS, LiveServer
+from umo_client import UMOClient, ValidationError
+
+from umo_langgraph import UMOStore
+
+server: LiveServer
+
+
+def setUpModule() -> None:
+    global server
+    server = LiveServer()
+
+
+def tearDownModule() -> None:
+    server.stop()
+
+
+ANA = ("memories", "ana")
+BO = ("memories", "bo")
+
+
+class StoreTest(unittest.TestCase):
+    client: UMOClient
+    store: UMOStore
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.client = UMOClient(api_key=KEYS["alice"], base_url=server.base_url)
+        cls.store = UMOStore(cls.client)
+
+    def setUp(self) -> None:
+        for namespace in self.store.list_namespaces():
+            self.client.forget_all(user_id=".".join(namespace))
+
+    def test_put_then_get_gives_the_value_back(self) -> None:
+        self.store.put(ANA, "diet", {"content": "Ana is vegetarian"})
+        item = self.store.get(ANA, "diet")
+        assert item is not None
+        self.assertEqual((item.namespace, item.key, item.value), (ANA, "diet", {"content": "Ana is vegetarian"}))
+        self.assertLessEqual(item.created_at, item.updated_at)
+        self.assertIsNone(self.store.get(ANA, "missing"))
+        self.assertIsNone(self.store.get(BO, "diet"))
+
+    def test_an_item_is_a_memory_of_its_namespace_scope(self) -> None:
+        self.store.put(ANA, "city", {"content": "Ana lives in Lisbon"})
+        page = self.client.list(user_id="memories.ana", source="langgraph")
+        self.assertEqual(len(page.items), 1)
+        memory = self.client.get(page.items[0].umo_id)
+        self.assertEqual(memory.content_text, "Ana lives in Lisbon")
+        self.assertEqual(memory.metadata, {"langgraph_key": "city", "langgraph_field": "content"})
+        self.assertTrue(self.client.verify(memory.umo_id).valid)
+        # UMO's own search and answers reach it.
+        self.assertEqual(self.client.ask("Lisbon", user_id="memories.ana")[0].umo_id, memory.umo_id)
+
+    def test_a_new_value_is_a_new_version_and_the_same_value_writes_nothing(self) -> None:
+        self.store.put(ANA, "city", {"content": "Ana lives in Madrid"})
+        first = self.store.get(ANA, "city")
+        self.store.put(ANA, "city", {"content": "Ana lives in Greenwich", "since": 2024})
+        second = self.store.get(ANA, "city")
+        assert first is not None and second is not None
+        self.assertEqual(second.value, {"content": "Ana lives in Greenwich", "since": 2024})
+        self.assertEqual(second.created_at, first.created_at)
+        self.assertGreater(second.updated_at, first.updated_at)
+        self.store.put(ANA, "city", {"content": "Ana lives in Greenwich", "since": 2024})
+        current = self.client.list(user_id="memories.ana", source="langgraph").items
+        self.assertEqual(len(current), 1)
+        versions = self.client.history(current[0].umo_id).versions
+        self.assertEqual(len(versions), 2)
+        self.assertEqual(self.client.list(user_id="memories.ana", include_superseded=True).total_count, 2)
+
+    def test_delete_erases_every_version(self) -> None:
+        self.store.put(ANA, "pet", {"content": "Ana has a cat"})
+        self.store.put(ANA, "pet", {"content": "Ana has two cats"})
+        self.store.put(BO, "pet", {"content": "Bo has a dog"})
+        self.store.delete(ANA, "pet")
+        self.assertIsNone(self.store.get(ANA, "pet"))
+        self.assertEqual(self.client.list(user_id="memories.ana", include_superseded=True).total_count, 0)
+        bo = self.store.get(BO, "pet")
+        self.assertEqual(bo.value if bo else None, {"content": "Bo has a dog"})
+        self.store.delete(ANA, "never-put")  # deleting what is not there is not an error
+
+    def test_two_namespaces_never_see_each_others_items(self) -> None:
+        self.store.put(ANA, "food", {"content": "Ana loves spicy ramen"})
+        self.store.put(BO, "food", {"content": "Bo loves spicy ramen with extra chili oil"})
+        self.store.put(BO, "sport", {"content": "Bo plays tennis"})
+        found = self.store.search(ANA, query="spicy ramen with chili oil")
+        self.assertEqual([(i.namespace, i.key) for i in found], [(ANA, "food")])
+        self.assertIsNotNone(found[0].score)
+        self.assertEqual({i.namespace for i in self.store.search(BO)}, {BO})
+        both = self.store.search(("memories",), query="spicy ramen", limit=2)
+        self.assertEqual({(i.namespace, i.key) for i in both}, {(ANA, "food"), (BO, "food")})
+        self.assertEqual(self.store.search(("memories", "an")), [])  # a prefix is whole labels
+        self.assertEqual(self.store.search(("nobody",), query="ramen"), [])
+
+    def test_search_without_a_query_lists_newest_first_with_offset_limit_and_filter(self) -> None:
+        for n in range(5):
+            self.store.put(ANA, f"note-{n}", {"text": f"note {n}", "n": n, "kind": "even" if n % 2 == 0 else "odd"})
+        keys = [i.key for i in self.store.search(ANA, limit=3, offset=1)]
+        self.assertEqual(keys, ["note-3", "note-2", "note-1"])
+        self.assertEqual([i.key for i in self.store.search(ANA, filter={"kind": "even"})], ["note-4", "note-2", "note-0"])
+        self.assertEqual([i.key for i in self.store.search(ANA, filter={"n": {"$gte": 3}})], ["note-4", "note-3"])
+        self.assertEqual([i.key for i in self.store.search(ANA, filter={"kind": "odd"}, offset=1)], ["note-1"])
+        matched = self.store.search(ANA, query="note", filter={"kind": "odd", "n": {"$ne": 1}})
+        self.assertEqual([i.key for i in matched], ["note-3"])
+        with self.assertRaisesRegex(ValueError, r"filter\.n\.\$regex: unknown operator"):
+            self.store.search(ANA, filter={"n": {"$regex": "1"}})
+        with self.assertRaisesRegex(ValueError, r"limit: with a query, offset \+ limit must be at most 50"):
+            self.store.search(ANA, query="note", limit=45, offset=10)
+
+    def test_list_namespaces(self) -> None:
+        self.store.put(ANA, "a", {"content": "one"})
+        self.store.put(("memories", "bo", "work"), "b", {"content": "two"})
+        self.store.put(("prefs", "ana"), "c", {"content": "three"})
+        # A scope that holds only other memories is not a namespace of the store.
+        self.client.capture("Cy likes jazz", user_id="memories.cy")
+        self.assertEqual(self.store.list_namespaces(), [ANA, ("memories", "bo", "work"), ("prefs", "ana")])
+        self.assertEqual(self.store.list_namespaces(prefix=("memories",)), [ANA, ("memories", "bo", "work")])
+        self.assertEqual(self.store.list_namespaces(suffix=("ana",)), [ANA, ("prefs", "ana")])
+        self.assertEqual(self.store.list_namespaces(prefix=("*", "ana")), [ANA, ("prefs", "ana")])
+        self.assertEqual(self.store.list_namespaces(max_depth=1), [("memories",), ("prefs",)])
+        self.assertEqual(self.store.list_namespaces(limit=1, offset=1), [("memories", "bo", "work")])
+        self.client.forget_all(user_id="memories.cy")
+
+    def test_bad_input(self) -> None:
+        with self.assertRaises(InvalidNamespaceError):
+            self.store.put(("memories", "a.b"), "k", {"content": "x"})
+        with self.assertRaises(NotImplementedError):
+            self.store.put(ANA, "k", {"content": "x"}, ttl=5)
+        with self.assertRaises(ValidationError) as refused:
+            self.store.put(ANA, "k" * 1001, {"content": "x"})
+        self.assertIn("langgraph_key", refused.exception.detail or "")
+        with self.assertRaises(ValidationError) as long_scope:
+            self.store.put(("x" * 201,), "k", {"content": "x"})
+        self.assertIn("user_id", long_scope.exception.detail or "")
+        with self.assertRaisesRegex(ValueError, "scope: must be one of"):
+            UMOStore(self.client, scope="team_id")  # type: ignore[arg-type]
+        self.assertEqual(self.store.list_namespaces(), [])
+
+    def test_async_operations(self) -> None:
+        async def run() -> Any:
+            await self.store.aput(BO, "tea", {"content": "Bo drinks green tea"})
+            got = await self.store.aget(BO, "tea")
+            found = await self.store.asearch(BO, query="green tea")
+            await self.store.adelete(BO, "tea")
+            return got, found, await self.store.aget(BO, "tea")
+
+        got, found, gone = asyncio.run(run())
+        self.assertEqual(got.value, {"content": "Bo drinks green tea"})
+        self.assertEqual([i.key for i in found], ["tea"])
+        self.assertIsNone(gone)
+
+    def test_another_scope_field(self) -> None:
+        agents = UMOStore(self.client, scope="agent_id")
+        agents.put(("planner",), "style", {"content": "Answers in bullet points"})
+        self.assertEqual(self.client.list(agent_id="planner").total_count, 1)
+        self.assertEqual(agents.list_namespaces(), [("planner",)])
+        self.assertEqual(self.store.search(("planner",)), [])
+        agents.delete(("planner",), "style")
+        self.assertEqual(self.client.list(agent_id="planner").total_count, 0)
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.text(max_size=30)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+class RoundTripTest(unittest.TestCase):
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.dictionaries(st.text(max_size=8), json_values, min_size=1, max_size=3))
+    def test_any_value_comes_back_from_the_server_as_put(self, value: dict[str, Any]) -> None:
+        store = UMOStore(UMOClient(api_key=KEYS["bob"], base_url=server.base_url))
+        store.put(("roundtrip",), "k", value)
+        item = store.get(("roundtrip",), "k")
+        self.assertEqual(item.value if item else None, value)
+
+
+if __name__ == "__main__":
+    unittest.main()

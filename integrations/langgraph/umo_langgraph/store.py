@@ -1,0 +1,263 @@
+"""A LangGraph ``BaseStore`` kept in UMO: LangGraph's and LangMem's long-term memory as UMO
+memories, each namespace one scope of the account."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from typing import Any, Iterable, Iterator, Literal, Optional
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+from umo_client import FilterExpression, Memory, MemorySummary, ScopeFields, UMOClient
+
+from .matching import admits, check_filter, namespace_matches
+from .values import decode, encode
+
+ScopeField = Literal["user_id", "agent_id", "session_id"]
+_KINDS: dict[str, str] = {"user_id": "user", "agent_id": "agent", "session_id": "session"}
+# UMO ranks at most this many memories for one query.
+SEARCH_LIMIT = 50
+KEY = "langgraph_key"
+FIELD = "langgraph_field"
+CREATED = "langgraph_created_at"
+
+
+def scope_id(namespace: tuple[str, ...]) -> str:
+    """The scope id of a namespace: its labels joined by ``.``, which LangGraph forbids inside a
+    label, so every namespace has its own id and the id gives the namespace back."""
+    return ".".join(namespace)
+
+
+def namespace_of(scope: str) -> tuple[str, ...]:
+    return tuple(scope.split("."))
+
+
+def _time(text: str) -> datetime:
+    # Python 3.10's fromisoformat does not read "Z".
+    return datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+
+
+class UMOStore(BaseStore):
+    """LangGraph's key-value store with search, in UMO: every item is a memory, so UMO's search,
+    answers, proofs, history and erasure reach what LangGraph (or LangMem) keeps.
+
+    - **Namespaces are scopes.** The item's namespace, its labels joined by ``.`` (which LangGraph
+      forbids inside a label), is the memory's ``user_id`` (or ``agent_id`` / ``session_id``:
+      ``scope``); ``("memories", "ana")`` is the user ``memories.ana``. A namespace sees only its
+      own items; a search under a prefix sees the namespaces under it.
+    - **An item is a memory** of ``source`` ``langgraph`` whose metadata holds its key. Its text is
+      the value's one text field (``{"content": "Prefers dark mode"}`` is the memory "Prefers dark
+      mode"), else the value's JSON; ``get`` gives the value back exactly.
+    - **``put`` of a key that exists writes a new version** that supersedes the old (UMO's
+      ``update``): its history and proofs keep both. Putting the same value again writes nothing.
+      ``delete`` erases every version of the item (one signed receipt).
+    - **Search with a query** is UMO's search (no language model): the best matches, at most
+      50 (``offset + limit``), with ``score``; items with the same text are one hit, the newest.
+      Without a query, the items newest first. ``filter`` is LangGraph's (value fields, ``$eq``,
+      ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``), applied to the values.
+    - UMO indexes every item whole: ``index`` (per store or per ``put``) has no effect, as
+      LangGraph's own stores do without an index configuration. TTLs are not supported.
+    - ``infer_updates=True`` lets a new item supersede the items whose facts it states anew (UMO's
+      update inference), which then leave ``get`` and search; by default keys are independent.
+
+    UMO's errors (``ValidationError`` with its ``detail``, ...) pass through.
+    """
+
+    def __init__(
+        self,
+        client: UMOClient,
+        *,
+        scope: ScopeField = "user_id",
+        source: str = "langgraph",
+        infer_updates: bool = False,
+    ) -> None:
+        if scope not in _KINDS:
+            raise ValueError(f"scope: must be one of {', '.join(_KINDS)} (got {scope!r})")
+        self.client = client
+        self.scope = scope
+        self.source = source
+        self.infer_updates = infer_updates
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        for op in ops:
+            validate_op_namespace(op)
+        return [self._run(op) for op in ops]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        # The client is synchronous (the standard library's HTTP): its calls run off the event loop.
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    def _run(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            return self._get(op.namespace, op.key)
+        if isinstance(op, PutOp):
+            self._put(op)
+            return None
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        raise ValueError(f"unknown operation: {type(op).__name__}")
+
+    def _in(self, namespace: tuple[str, ...]) -> ScopeFields:
+        return self._scoped(scope_id(namespace))
+
+    def _scoped(self, scope: str) -> ScopeFields:
+        if self.scope == "agent_id":
+            return {"agent_id": scope}
+        return {"session_id": scope} if self.scope == "session_id" else {"user_id": scope}
+
+    def _current(self, namespace: tuple[str, ...], key: str) -> Optional[MemorySummary]:
+        page = self.client.list(limit=1, source=self.source, metadata={KEY: key}, **self._in(namespace))
+        return page.items[0] if page.items else None
+
+    def _item(self, memory: Memory) -> Item:
+        return Item(
+            value=decode(memory.content_text, _text(memory.metadata.get(FIELD))),
+            key=str(memory.metadata.get(KEY)),
+            namespace=namespace_of(str(getattr(memory, self.scope))),
+            created_at=_time(_text(memory.metadata.get(CREATED)) or memory.timestamp),
+            updated_at=_time(memory.timestamp),
+        )
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> Optional[Item]:
+        current = self._current(namespace, key)
+        return None if current is None else self._item(self.client.get(current.umo_id))
+
+    def _put(self, op: PutOp) -> None:
+        if op.ttl is not None:
+            raise NotImplementedError("ttl: UMOStore does not expire items (put with ttl=None)")
+        current = self._current(op.namespace, op.key)
+        if op.value is None:
+            if current is not None:
+                self.client.forget_all(source=self.source, metadata={KEY: op.key}, **self._in(op.namespace))
+            return
+        text, field = encode(op.value)
+        metadata: dict[str, Any] = {KEY: op.key} if field is None else {KEY: op.key, FIELD: field}
+        if current is None:
+            self.client.capture(
+                text,
+                source=self.source,
+                metadata=metadata,
+                infer_updates=self.infer_updates,
+                dedupe=False,
+                **self._in(op.namespace),
+            )
+            return
+        old = self.client.get(current.umo_id)
+        metadata[CREATED] = _text(old.metadata.get(CREATED)) or old.timestamp
+        if old.content_text == text and old.metadata == metadata:
+            return
+        self.client.update(
+            old.umo_id,
+            content=None if old.content_text == text else text,
+            metadata=None if old.metadata == metadata else metadata,
+            timestamp=datetime.now(timezone.utc),
+        )
+
+    def _under(self, prefix: tuple[str, ...]) -> Optional[FilterExpression]:
+        """The filter of the scopes at or under a namespace prefix; None when there are none."""
+        if not prefix:
+            return {self.scope: "*"}
+        ids = [
+            scope
+            for scope in self._scope_ids(scope_id(prefix))
+            if scope == scope_id(prefix) or scope.startswith(scope_id(prefix) + ".")
+        ]
+        return {self.scope: {"in": ids}} if ids else None
+
+    def _scope_ids(self, prefix: Optional[str]) -> Iterator[str]:
+        offset = 0
+        while True:
+            page = self.client.scopes(kind=_KINDS[self.scope], prefix=prefix, limit=100, offset=offset)
+            yield from (scope.id for scope in page.scopes)
+            offset += len(page.scopes)
+            if not page.has_more or not page.scopes:
+                return
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.filter:
+            check_filter(op.filter)
+        within = self._under(op.namespace_prefix)
+        if within is None:
+            return []
+        if op.query:
+            return self._search_query(op, op.query, within)
+        found: list[SearchItem] = []
+        skip = op.offset
+        for summary in self.client.iterate(limit=100, source=self.source, filters=within):
+            if not op.filter and skip > 0:
+                skip -= 1  # no filter: no need to read what is skipped
+                continue
+            item = self._item(self.client.get(summary.umo_id))
+            if not admits(op.filter, item.value):
+                continue
+            if skip > 0:
+                skip -= 1
+                continue
+            found.append(_ranked(item, None))
+            if len(found) >= op.limit:
+                break
+        return found
+
+    def _search_query(self, op: SearchOp, query: str, within: FilterExpression) -> list[SearchItem]:
+        if op.offset + op.limit > SEARCH_LIMIT:
+            raise ValueError(
+                f"limit: with a query, offset + limit must be at most {SEARCH_LIMIT}"
+                f" (UMO ranks at most {SEARCH_LIMIT} memories; got {op.offset} + {op.limit})"
+            )
+        wanted = SEARCH_LIMIT if op.filter else op.offset + op.limit
+        matches = self.client.ask(query, limit=wanted, source=self.source, filters=within)
+        found = []
+        for match in matches:
+            item = Item(
+                value=decode(match.content, _text(match.metadata.get(FIELD))),
+                key=str(match.metadata.get(KEY)),
+                namespace=namespace_of(str(getattr(match, self.scope))),
+                created_at=_time(_text(match.metadata.get(CREATED)) or match.timestamp),
+                updated_at=_time(match.timestamp),
+            )
+            if admits(op.filter, item.value):
+                found.append(_ranked(item, match.score))
+        return found[op.offset : op.offset + op.limit]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = op.match_conditions or ()
+        literal = next((c.path for c in conditions if c.match_type == "prefix"), ())
+        known = tuple(label for label in _until_wildcard(literal))
+        namespaces = set()
+        for scope in self._scope_ids(scope_id(known) if known else None):
+            namespace = namespace_of(scope)
+            if not all(namespace_matches(c, namespace) for c in conditions):
+                continue
+            if not self.client.list(limit=1, source=self.source, **self._scoped(scope)).items:
+                continue  # a scope holding only other memories is not a namespace of the store
+            namespaces.add(namespace if op.max_depth is None else namespace[: op.max_depth])
+        return sorted(namespaces)[op.offset : op.offset + op.limit]
+
+
+def _until_wildcard(path: Iterable[str]) -> Iterator[str]:
+    for label in path:
+        if label == "*":
+            return
+        yield label
+
+
+def _text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def _ranked(item: Item, score: Optional[float]) -> SearchItem:
+    return SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score)
