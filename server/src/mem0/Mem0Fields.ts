@@ -47,9 +47,12 @@ export const refusedWhenOn = (why: string): FieldRule => ({ harmless: absentOrFa
  * Fields both clients may send with any call, which say nothing UMO needs: the answer format
  * (`output_format`, `version`; UMO always answers the current shape), the organization and project
  * the legacy clients repeat from the ping (the key decides the account), and the JS client's
- * telemetry label (`source`).
+ * telemetry label (`source`). `async_mode` too: the legacy 1.x client asks for background processing
+ * on every add, and UMO answers once the memories are stored, which is what the caller waits for
+ * then, sooner (the answer holds the events rather than a pending status).
  */
 export const clientDefaults: Readonly<Record<string, FieldRule>> = {
+  async_mode: "ignore",
   output_format: "ignore",
   version: "ignore",
   api_version: "ignore",
@@ -68,7 +71,6 @@ export const missingFeatures: Readonly<Record<string, FieldRule>> = {
   includes: refused("UMO keeps what was said and runs no extraction prompt"),
   excludes: refused("UMO keeps what was said and runs no extraction prompt"),
   expiration_date: refused("UMO memories do not expire"),
-  async_mode: refusedWhenOn("UMO answers once the memories are stored"),
   enable_graph: refusedWhenOn("UMO has no graph memory"),
   immutable: refusedWhenOn("UMO memories change only by a new version"),
   rerank: refusedWhenOn("UMO ranks with its own ranking; there is no separate reranker to switch on"),

@@ -293,9 +293,12 @@ describe("the legacy clients' paths", () => {
         messages: [{ role: "user", content: "I keep bees." }],
         user_id: id,
         output_format: "v1.1",
-        version: "v2"
+        version: "v2",
+        // The 1.x Python client sends this with every add: UMO stores before it answers anyway.
+        async_mode: true
       }
     })
+    expect(added.status).toBe(200)
     expect(added.body.results[0]?.event).toBe("ADD")
     const found = await call("POST", "/v2/memories/search/", {
       body: { query: "bees", user_id: id, version: "v2" }
