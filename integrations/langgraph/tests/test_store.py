@@ -101,6 +101,7 @@ class StoreTest(unittest.TestCase):
         self.assertEqual({i.namespace for i in self.store.search(BO)}, {BO})
         both = self.store.search(("memories",), query="spicy ramen", limit=2)
         self.assertEqual({(i.namespace, i.key) for i in both}, {(ANA, "food"), (BO, "food")})
+        self.assertEqual({i.namespace for i in self.store.search(())}, {ANA, BO})  # every namespace
         self.assertEqual(self.store.search(("memories", "an")), [])  # a prefix is whole labels
         self.assertEqual(self.store.search(("nobody",), query="ramen"), [])
 
