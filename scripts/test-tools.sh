@@ -7,7 +7,7 @@
 #   the server's /mem0 API, server/test/mem0/Mem0Client.test.ts), and the libraries the Python
 #   integrations are tested with (integrations/langchain-python, integrations/langgraph);
 # - in a directory of its own outside the workspace (UMO_TEST_JS_TOOLS, default
-#   .cache/test-js-tools): Mem0's own JS client (npm `mem0ai`, server/test/mem0/Mem0JsClient.test.ts).
+#   .cache/test-js-tools), from scripts/test-js-tools/package-lock.json: Mem0's own JS client (npm `mem0ai`, server/test/mem0/Mem0JsClient.test.ts).
 #   Its peer dependencies (better-sqlite3 and the other stores and models of its `mem0ai/oss` part,
 #   which `MemoryClient` does not use) are left out, and no install script runs.
 # Idempotent: a no-op once they are there.
@@ -31,7 +31,8 @@ PY
 
 # The pinned version is there and its `MemoryClient` imports with nothing else.
 js_ready() {
-  [ -f "$js_tools/node_modules/mem0ai/package.json" ] &&
+  cmp -s "$root/scripts/test-js-tools/package-lock.json" "$js_tools/package-lock.json" &&
+    [ -f "$js_tools/node_modules/mem0ai/package.json" ] &&
     MEM0_TELEMETRY=false bash "$root/scripts/with-node.sh" node --input-type=module -e '
       import { createRequire } from "node:module"
       const dir = process.argv[1] + "/node_modules/mem0ai/"
@@ -56,8 +57,8 @@ fi
 if ! js_ready; then
   echo "test-tools: installing the npm package mem0ai $mem0ai_js_version into $js_tools" >&2
   mkdir -p "$js_tools"
-  printf '{ "private": true, "dependencies": { "mem0ai": "%s" } }\n' "$mem0ai_js_version" >"$js_tools/package.json"
-  bash "$root/scripts/with-node.sh" npm install --prefix "$js_tools" --omit=peer --legacy-peer-deps \
-    --ignore-scripts --no-audit --no-fund --no-package-lock --loglevel=error
+  cp "$root/scripts/test-js-tools/package.json" "$root/scripts/test-js-tools/package-lock.json" "$js_tools/"
+  bash "$root/scripts/with-node.sh" npm ci --prefix "$js_tools" --omit=peer --legacy-peer-deps \
+    --ignore-scripts --no-audit --no-fund --loglevel=error
   js_ready || { echo "test-tools: the npm package mem0ai did not install" >&2; exit 1; }
 fi
