@@ -255,17 +255,30 @@ export const toMemoryFilter = (expression: FilterExpression): MemoryFilter =>
     })
   )
 
+/**
+ * A shorthand field's condition: equal to its value, or to any of a list. Literally: `"*"` is an id
+ * or a value like any other there (a user may be called "*"), never the expression's "has a
+ * value", which would take every user's memories, and erase them with `DELETE ?user_id=*`.
+ */
+const literally = (value: unknown) => (Array.isArray(value) ? { in: value } : { eq: value })
+
 /** The selection a request's fields make: every shorthand and the expression, all together. */
 export const selectionOf = (
   request: SelectionRequest & { readonly source?: string | undefined }
 ): { readonly filter: MemoryFilter; readonly includeSuperseded: boolean } => {
-  const shorthand: FilterExpression = {
-    ...(request.user_id === undefined ? {} : { user_id: request.user_id }),
-    ...(request.agent_id === undefined ? {} : { agent_id: request.agent_id }),
-    ...(request.session_id === undefined ? {} : { session_id: request.session_id }),
-    ...(request.source === undefined ? {} : { source: request.source }),
-    ...(request.metadata === undefined ? {} : { metadata: request.metadata })
-  }
+  const shorthand = {
+    ...(request.user_id === undefined ? {} : { user_id: literally(request.user_id) }),
+    ...(request.agent_id === undefined ? {} : { agent_id: literally(request.agent_id) }),
+    ...(request.session_id === undefined ? {} : { session_id: literally(request.session_id) }),
+    ...(request.source === undefined ? {} : { source: literally(request.source) }),
+    ...(request.metadata === undefined
+      ? {}
+      : {
+          metadata: Object.fromEntries(
+            Object.entries(request.metadata).map(([key, value]) => [key, literally(value)])
+          )
+        })
+  } as FilterExpression
   const times: Array<MemoryFilter> = [
     ...(request.after === undefined ? [] : [condition(timeField("timestamp"), { gt: request.after })]),
     ...(request.before === undefined ? [] : [condition(timeField("timestamp"), { lt: request.before })])

@@ -107,6 +107,40 @@ describe("captures on every face of the service", () => {
       )
     )
 
+    it.effect(
+      'takes "*" in a scope field, the source or metadata literally: list, search, answer and erase reach only it',
+      () =>
+        asNewAccount(
+          Effect.gen(function* () {
+            const memory = yield* Memory
+            const star = yield* memory.capture({
+              content: "Star likes tea.",
+              user_id: "*",
+              source: "*",
+              metadata: { tag: "*" }
+            })
+            yield* memory.capture({
+              content: "Ana likes tea.",
+              user_id: "ana",
+              source: "chat",
+              metadata: { tag: "x" }
+            })
+            for (const selection of [{ user_id: "*" }, { source: "*" }, { metadata: { tag: "*" } }]) {
+              expect((yield* memory.list(selection)).items.map((m) => m.umo_id)).toEqual([star.umo_id])
+              const found = yield* memory.search({ query: "who likes tea", ...selection })
+              expect(found.results.map((m) => m.umo_id)).toEqual([star.umo_id])
+              const answer = yield* memory.answer({ question: "Who likes tea?", ...selection })
+              expect(answer.citations.map((c) => c.umo_id)).toEqual([star.umo_id])
+            }
+            // The filter expression keeps "*" as "has a value".
+            expect((yield* memory.list({ filters: { user_id: "*" } })).total_count).toBe(2)
+            const erased = yield* memory.erase({ user_id: "*" })
+            expect(erased.umo_ids).toEqual([star.umo_id])
+            expect((yield* memory.list()).items.map((m) => m.user_id)).toEqual(["ana"])
+          })
+        )
+    )
+
     it.effect("stores one memory for identical captures, however many race, and records each repeat", () =>
       asNewAccount(
         Effect.gen(function* () {

@@ -223,6 +223,14 @@ export const deleteAll: Mem0Call = (request) =>
         detail:
           "invalid query string: name whose memories to delete: user_id, agent_id or run_id (UMO never deletes a whole account at once)"
       })
+    // Mem0 reads "*" as every user (agent, run): a whole account, which UMO never deletes at once.
+    const everyone = (["user_id", "agent_id", "run_id"] as const).find((field) => scope[field] === "*")
+    if (everyone !== undefined)
+      return yield* invalid(
+        everyone,
+        '"*" (every one) is not supported: UMO never deletes a whole account at once; name whose memories to delete',
+        "query string"
+      )
     const memory = yield* Memory
     const erased = yield* memory.erase({
       ...(scope.user_id === undefined ? {} : { user_id: scope.user_id as string }),

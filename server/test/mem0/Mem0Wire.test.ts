@@ -266,6 +266,12 @@ describe("the other calls, as the JS client sends them", () => {
     await add({ messages: "Temporary again.", user_id: id, run_id: "r" })
     expect((await call("DELETE", `/v1/memories/?user_id=${id}&run_id=other`)).body.deleted).toBe(0)
     expect((await call("DELETE", `/v1/memories/?user_id=${id}&run_id=r`)).body.deleted).toBe(1)
+    // Mem0's "*" (every user) would be the whole account.
+    await add({ messages: "Still here.", user_id: id })
+    const everyone = await call("DELETE", "/v1/memories/?user_id=*")
+    expect(everyone.status).toBe(422)
+    expect(everyone.body.detail).toMatch(/^invalid query string: user_id: "\*"/)
+    expect(await currentIds(id)).toHaveLength(1)
   })
 
   it("lists entities in pages and deletes them by the v2 path and the deprecated v1 one", async () => {
