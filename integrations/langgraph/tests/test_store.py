@@ -8,9 +8,9 @@ import unittest
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from langgraph.store.base import InvalidNamespaceError
+from langgraph.store.base import GetOp, InvalidNamespaceError
 from live_server import KEYS, LiveServer
+from test_values import values
 from umo_client import UMOClient, ValidationError
 
 from umo_langgraph import UMOStore
@@ -105,9 +105,35 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(self.store.search(("memories", "an")), [])  # a prefix is whole labels
         self.assertEqual(self.store.search(("nobody",), query="ramen"), [])
 
+    def test_a_star_is_a_label_and_a_key_like_any_other(self) -> None:
+        self.store.put(BO, "diet", {"content": "Bo eats fish"})
+        self.store.put(BO, "job", {"content": "Bo is a baker"})
+        self.assertIsNone(self.store.get(("*",), "diet"))
+        self.assertIsNone(self.store.get(BO, "*"))
+        self.store.put(("*",), "diet", {"content": "Star eats rice"})
+        self.store.put(BO, "*", {"content": "Bo's star item"})
+        self.store.delete(BO, "*")
+        self.store.delete(("*",), "diet")
+        self.assertEqual(
+            {(i.key, i.value["content"]) for i in self.store.search(BO)},
+            {("diet", "Bo eats fish"), ("job", "Bo is a baker")},
+        )
+        self.assertEqual(self.store.list_namespaces(), [BO])
+
+    def test_a_prefix_over_more_than_a_hundred_namespaces(self) -> None:
+        many = [("many", f"n{n:03d}") for n in range(101)]
+        for namespace in many:
+            self.store.put(namespace, "k", {"content": f"item of {namespace[1]}"})
+        self.assertEqual({i.namespace for i in self.store.search(("many",), limit=200)}, set(many))
+        found = self.store.search(("many",), query="item of n100", limit=1)
+        self.assertEqual([i.namespace for i in found], [("many", "n100")])
+        for namespace in many:
+            self.client.forget_all(user_id=".".join(namespace))
+
     def test_search_without_a_query_lists_newest_first_with_offset_limit_and_filter(self) -> None:
         for n in range(5):
             self.store.put(ANA, f"note-{n}", {"text": f"note {n}", "n": n, "kind": "even" if n % 2 == 0 else "odd"})
+        self.assertEqual(self.store.search(ANA, limit=0), [])
         keys = [i.key for i in self.store.search(ANA, limit=3, offset=1)]
         self.assertEqual(keys, ["note-3", "note-2", "note-1"])
         self.assertEqual([i.key for i in self.store.search(ANA, filter={"kind": "even"})], ["note-4", "note-2", "note-0"])
@@ -137,6 +163,9 @@ class StoreTest(unittest.TestCase):
     def test_bad_input(self) -> None:
         with self.assertRaises(InvalidNamespaceError):
             self.store.put(("memories", "a.b"), "k", {"content": "x"})
+        with self.assertRaisesRegex(ValueError, "key: must not contain control characters"):
+            self.store.put(ANA, "a\x00b", {"content": "x"})
+        self.assertIsNone(self.store.batch([GetOp((), "k")])[0])
         with self.assertRaises(NotImplementedError):
             self.store.put(ANA, "k", {"content": "x"}, ttl=5)
         with self.assertRaises(ValidationError) as refused:
@@ -172,16 +201,11 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(self.client.list(agent_id="planner").total_count, 0)
 
 
-json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.text(max_size=30)),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-    max_leaves=6,
-)
 
 
 class RoundTripTest(unittest.TestCase):
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.dictionaries(st.text(max_size=8), json_values, min_size=1, max_size=3))
+    @given(values.filter(bool))
     def test_any_value_comes_back_from_the_server_as_put(self, value: dict[str, Any]) -> None:
         store = UMOStore(UMOClient(api_key=KEYS["bob"], base_url=server.base_url))
         store.put(("roundtrip",), "k", value)

@@ -13,7 +13,12 @@ from umo_langgraph.values import decode, encode, normal_text
 # Texts with what UMO's normal form changes: runs of spaces, other spaces, tabs, line breaks,
 # control characters, zero-width spaces, combining marks.
 tricky = st.lists(
-    st.sampled_from(list("ab é.") + ["  ", "\t", "\n", "\r\n", "\u00a0", "\u200b", "\u0301", "\x85", "\x07"]),
+    st.sampled_from(
+        list("ab é.")
+        + ["  ", "\t", "\n", "\r\n", "\u00a0", "\u200b", "\u0301", "\x85", "\x07", "\u3000"]
+        # a lone surrogate, a character Python's Unicode lacks, Hangul jamo that NFC composes
+        + ["\ud800", "\U00010efd", "\u1100\u1161", "\u212b"]
+    ),
     max_size=12,
 ).map("".join)
 texts = st.one_of(st.text(max_size=20), tricky)
@@ -47,6 +52,12 @@ class ValuesTest(unittest.TestCase):
     def test_normal_text_is_umos_normal_form(self) -> None:
         self.assertEqual(normal_text("  a \t b  \r\n\n\n\n c\u200b\x07 "), "a b\n\nc")
         self.assertEqual(normal_text("e\u0301"), "\u00e9")
+
+    def test_only_what_the_server_could_change_is_escaped(self) -> None:
+        text, field = encode({"city": "Zürich  (Schweiz)", "n": 1})
+        self.assertIsNone(field)
+        self.assertEqual(text, '{"city":"Zürich\\u0020\\u0020(Schweiz)","n":1}')
+        self.assertEqual(encode({"note": "a\ud800b", "n": 1})[0], '{"note":"a\\ud800b","n":1}')
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ memories, each namespace one scope of the account."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Literal, Optional
 
@@ -28,9 +29,12 @@ ScopeField = Literal["user_id", "agent_id", "session_id"]
 _KINDS: dict[str, str] = {"user_id": "user", "agent_id": "agent", "session_id": "session"}
 # UMO ranks at most this many memories for one query.
 SEARCH_LIMIT = 50
+# A filter holds at most 100 conditions, each a list of at most 100 values; one is the source's.
+SCOPES_PER_SEARCH = 9_900
 KEY = "langgraph_key"
 FIELD = "langgraph_field"
 CREATED = "langgraph_created_at"
+_CONTROL = re.compile("[\u0000-\u001f\u007f-\u009f]")
 
 
 def scope_id(namespace: tuple[str, ...]) -> str:
@@ -120,6 +124,9 @@ class UMOStore(BaseStore):
         return {"session_id": scope} if self.scope == "session_id" else {"user_id": scope}
 
     def _current(self, namespace: tuple[str, ...], key: str) -> Optional[MemorySummary]:
+        if _CONTROL.search(key):
+            # UMO drops control characters from metadata: "a\x00b" would be the key "ab".
+            raise ValueError(f"key: must not contain control characters (got {key!r})")
         page = self.client.list(limit=1, source=self.source, metadata={KEY: key}, **self._in(namespace))
         return page.items[0] if page.items else None
 
@@ -133,6 +140,8 @@ class UMOStore(BaseStore):
         )
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Optional[Item]:
+        if not namespace:
+            return None  # no item has the empty namespace (LangGraph's put refuses it)
         current = self._current(namespace, key)
         return None if current is None else self._item(self.client.get(current.umo_id))
 
@@ -176,7 +185,16 @@ class UMOStore(BaseStore):
             for scope in self._scope_ids(scope_id(prefix))
             if scope == scope_id(prefix) or scope.startswith(scope_id(prefix) + ".")
         ]
-        return {self.scope: {"in": ids}} if ids else None
+        if not ids:
+            return None
+        if len(ids) > SCOPES_PER_SEARCH:
+            raise ValueError(
+                f"namespace_prefix: {len(ids)} namespaces lie under {prefix}; a search reaches at most"
+                f" {SCOPES_PER_SEARCH} (search a longer prefix)"
+            )
+        # UMO's `in` takes 100 values: more namespaces are an OR of lists.
+        lists = [ids[at : at + 100] for at in range(0, len(ids), 100)]
+        return {self.scope: {"in": lists[0]}} if len(lists) == 1 else {"OR": [{self.scope: {"in": l}} for l in lists]}
 
     def _scope_ids(self, prefix: Optional[str]) -> Iterator[str]:
         offset = 0
@@ -190,6 +208,8 @@ class UMOStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         if op.filter:
             check_filter(op.filter)
+        if op.limit <= 0:
+            return []
         within = self._under(op.namespace_prefix)
         if within is None:
             return []

@@ -35,17 +35,55 @@ def normal_text(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _kept(character: str) -> bool:
+    """Whether a character comes back as sent inside any text: assigned in this Python's Unicode
+    (normalization is stable only for assigned characters, and the server's Unicode may be newer),
+    not a lone surrogate (the server stores U+FFFD for one), and one that no step of the normal
+    form touches on its own (a control character, a space other than U+0020, a zero-width space,
+    a line separator, a combining mark, a Hangul jamo, a character NFC replaces)."""
+    code = ord(character)
+    if 0x20 <= code < 0x7F:
+        return True
+    category = unicodedata.category(character)
+    return not (
+        category in ("Cc", "Cs", "Cn", "Zs", "Zl", "Zp", "Mn", "Mc", "Me")
+        or character in "\u200b\ufeff\u0085"
+        or 0x1100 <= code <= 0x11FF
+        or 0xA960 <= code <= 0xA97F
+        or 0xD7B0 <= code <= 0xD7FF
+        or unicodedata.normalize("NFC", character) != character
+    )
+
+
 def _stays(text: str) -> bool:
-    """Whether UMO keeps the text as it is: already normal, with something visible in it."""
-    return _VISIBLE.search(text) is not None and normal_text(text) == text
+    """Whether UMO keeps the text as it is: already normal, with something visible in it, and every
+    character one the server keeps whatever its Unicode version."""
+    return (
+        _VISIBLE.search(text) is not None
+        and all(_kept(character) or character in "\n " for character in text)
+        and normal_text(text) == text
+    )
+
+
+def _escaped(character: str) -> str:
+    code = ord(character)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _json_text(value: Mapping[str, Any]) -> str:
     readable = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if _stays(readable):
         return readable
-    # ASCII JSON escapes every character the normal form could change but runs of spaces, which
-    # only occur inside strings: each space of a run is escaped too.
+    # Escaped inside the strings (compact JSON has no other space and no non-ASCII character):
+    # each character the server might change, and each space of a run of spaces.
+    escaped = "".join(c if _kept(c) else _escaped(c) for c in readable)
+    escaped = _SPACE_RUN.sub(lambda run: "\\u0020" * len(run.group()), escaped)
+    if _stays(escaped):
+        return escaped
+    # A sequence NFC composes although each of its characters is kept alone: ASCII throughout.
     ascii_only = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return _SPACE_RUN.sub(lambda run: "\\u0020" * len(run.group()), ascii_only)
 
