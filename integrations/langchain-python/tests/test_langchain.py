@@ -121,14 +121,25 @@ class LangChainTest(unittest.TestCase):
             HumanMessage("yes"),
             AIMessage("Noted.", name="helper"),
             HumanMessage("yes"),
+            AIMessage("Checking.", tool_calls=[{"name": "timetable", "args": {"to": "Porto"}, "id": "call-7"}]),
+            ToolMessage("Trains leave hourly.", tool_call_id="call-7", name="timetable"),
         ])
         other = UMOChatMessageHistory(self.client, Scope(user_id="bo", session_id="chat-1"))
         other.add_user_message("Bo here")
         self.assertEqual(
             [(m.type, m.content) for m in history.messages],
-            [("system", "You are Ana's assistant."), ("human", "yes"), ("ai", "Noted."), ("human", "yes")],
+            [("system", "You are Ana's assistant."), ("human", "yes"), ("ai", "Noted."), ("human", "yes"),
+             ("ai", "Checking."), ("tool", "Trains leave hourly.")],
         )
-        self.assertEqual(history.messages[2].name, "helper")
+        messages = history.messages
+        self.assertEqual(messages[2].name, "helper")
+        # The tool result follows its call, as a model provider needs it when the history is replayed.
+        called, result = messages[4], messages[5]
+        assert isinstance(called, AIMessage) and isinstance(result, ToolMessage)
+        self.assertEqual(
+            called.tool_calls, [{"name": "timetable", "args": {"to": "Porto"}, "id": "call-7", "type": "tool_call"}]
+        )
+        self.assertEqual((result.tool_call_id, result.name), ("call-7", "timetable"))
         self.assertEqual([m.content for m in other.messages], ["Bo here"])
         # Turns are memories: UMO's search reaches them.
         self.assertTrue(self.client.ask("assistant", user_id="ana", session_id="chat-1"))

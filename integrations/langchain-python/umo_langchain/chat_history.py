@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional, Sequence
 
 from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.messages import BaseMessage, messages_from_dict
+from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 from umo_client import Scope, UMOClient, ValidationError
 
 
 class UMOChatMessageHistory(BaseChatMessageHistory):
     """Each message is a memory of the conversation's scope (its ``session_id``, and the
     ``user_id`` and ``agent_id`` it belongs to if any), with the message's type (and name, role or
-    tool call id) as metadata and ``source`` ``chat``: the same memories ``UMOChatMessageHistory``
+    tool call id, and an AI message's tool calls) as metadata and ``source`` ``chat``: the same memories ``UMOChatMessageHistory``
     of ``@umo/langchain`` writes, so either language reads the other's conversations. Its turns
     are memories like any other: search, answers, proofs and ``forget_all`` reach them.
     ``messages`` reads the session's turns back oldest first, with their text as UMO normalized it.
@@ -43,6 +44,9 @@ class UMOChatMessageHistory(BaseChatMessageHistory):
                 value = memory.metadata.get(key)
                 if isinstance(value, str):
                     data[field] = value
+            calls = memory.metadata.get("tool_calls")
+            if isinstance(calls, str):
+                data["tool_calls"] = json.loads(calls)
             stored.append({"type": str(memory.metadata.get("message_type", "human")), "data": data})
         return messages_from_dict(stored)
 
@@ -53,6 +57,13 @@ class UMOChatMessageHistory(BaseChatMessageHistory):
                 value: Optional[Any] = getattr(message, field, None)
                 if isinstance(value, str):
                     metadata[key] = value
+            # An AI turn's tool calls, as JSON (a metadata value holds 1,000 characters: past that,
+            # UMO's 422 names `metadata.tool_calls`): a replayed history keeps each tool result
+            # after its call. The same key as @umo/langchain's.
+            if isinstance(message, AIMessage) and message.tool_calls:
+                metadata["tool_calls"] = json.dumps(
+                    [{**call, "type": "tool_call"} for call in message.tool_calls], separators=(",", ":")
+                )
             self.client.capture(
                 str(message.text), source=self.source, metadata=metadata, dedupe=False, **self.scope.fields()
             )

@@ -1,5 +1,5 @@
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history"
-import { type BaseMessage, mapStoredMessagesToChatMessages } from "@langchain/core/messages"
+import { AIMessage, type BaseMessage, mapStoredMessagesToChatMessages } from "@langchain/core/messages"
 import { fixedScope, type MetadataValue, type Scope, type UMOMemory, ValidationError } from "@umo/client"
 
 export interface UMOChatMessageHistoryInput {
@@ -14,7 +14,7 @@ export interface UMOChatMessageHistoryInput {
 /**
  * A LangChain chat message history kept in UMO: each message is a memory of the conversation's
  * scope (its session, and its user and agent), with the message's type (and name, role or tool
- * call id) as metadata and `source` `chat`. Its turns are memories like any other: search,
+ * call id, and an AI message's tool calls) as metadata and `source` `chat`. Its turns are memories like any other: search,
  * answer, proofs and `forgetAll` reach them. `getMessages` reads the session's turns back oldest
  * first, with their text as UMO normalized it.
  *
@@ -59,7 +59,8 @@ export class UMOChatMessageHistory extends BaseListChatMessageHistory {
           content: contentText,
           role: optional(metadata.message_role),
           name: optional(metadata.message_name),
-          tool_call_id: optional(metadata.tool_call_id)
+          tool_call_id: optional(metadata.tool_call_id),
+          ...(typeof metadata.tool_calls === "string" ? { tool_calls: JSON.parse(metadata.tool_calls) } : {})
         }
       }))
     )
@@ -72,6 +73,10 @@ export class UMOChatMessageHistory extends BaseListChatMessageHistory {
     if (fields.role !== undefined) metadata.message_role = fields.role
     if (fields.name !== undefined) metadata.message_name = fields.name
     if (fields.tool_call_id !== undefined) metadata.tool_call_id = fields.tool_call_id
+    // An AI turn's tool calls, as JSON (a metadata value holds 1,000 characters: past that, UMO's
+    // 422 names `metadata.tool_calls`): a replayed history keeps each tool result after its call.
+    if (AIMessage.isInstance(message) && (message.tool_calls?.length ?? 0) > 0)
+      metadata.tool_calls = JSON.stringify(message.tool_calls)
     await this.#memory.capture(message.text, {
       ...this.#scope,
       source: this.#source,

@@ -27,6 +27,10 @@ describe("UMOChatMessageHistory", () => {
       new AIMessage("Porto in June is lovely. Train or plane?"),
       new HumanMessage("yes"),
       new HumanMessage("yes"),
+      new AIMessage({
+        content: "Checking the timetable.",
+        tool_calls: [{ id: "call-7", name: "timetable", args: { to: "Porto" }, type: "tool_call" }]
+      }),
       new ToolMessage({ content: "Trains leave hourly.", tool_call_id: "call-7", name: "timetable" })
     ])
     await history.addUserMessage("Train, please.")
@@ -38,11 +42,17 @@ describe("UMOChatMessageHistory", () => {
       ["ai", "Porto in June is lovely. Train or plane?"],
       ["human", "yes"],
       ["human", "yes"],
+      ["ai", "Checking the timetable."],
       ["tool", "Trains leave hourly."],
       ["human", "Train, please."],
       ["ai", "Booked the 9:00 train."]
     ])
-    expect(messages[5]).toMatchObject({ tool_call_id: "call-7", name: "timetable" })
+    // The tool result follows its call, as a model provider needs it when the history is replayed.
+    expect((messages[5] as AIMessage).tool_calls).toEqual([
+      { id: "call-7", name: "timetable", args: { to: "Porto" }, type: "tool_call" }
+    ])
+    expect(messages[6]).toMatchObject({ tool_call_id: "call-7", name: "timetable" })
+    expect((messages[2] as AIMessage).tool_calls).toEqual([])
     // Each turn is a memory of the scope, found by search like any other.
     const [match] = await umo.ask("Where does Ana want to go in June?", {
       userId: "ana",
@@ -71,7 +81,7 @@ describe("UMOChatMessageHistory", () => {
     expect((await umo.ask("window seats", { userId: "ana", sessionId: "dinner" }))[0]?.content).toBe(
       "Ana prefers window seats."
     )
-    expect(await historyOf("trip").getMessages()).toHaveLength(8)
+    expect(await historyOf("trip").getMessages()).toHaveLength(9)
   })
 
   it("keeps a chain's conversation through RunnableWithMessageHistory, with LangChain's fake chat model", async () => {
