@@ -121,14 +121,24 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(self.store.list_namespaces(), [BO])
 
     def test_a_prefix_over_more_than_a_hundred_namespaces(self) -> None:
-        many = [("many", f"n{n:03d}") for n in range(101)]
-        for namespace in many:
-            self.store.put(namespace, "k", {"content": f"item of {namespace[1]}"})
-        self.assertEqual({i.namespace for i in self.store.search(("many",), limit=200)}, set(many))
-        found = self.store.search(("many",), query="item of n100", limit=1)
-        self.assertEqual([i.namespace for i in found], [("many", "n100")])
-        for namespace in many:
-            self.client.forget_all(user_id=".".join(namespace))
+        # Bob's account, so the other tests' clean-up does not walk 101 namespaces. The items are
+        # written in one batch, as the store writes them (README: a memory of source langgraph,
+        # its key and its text field in metadata).
+        client = UMOClient(api_key=KEYS["bob"], base_url=server.base_url)
+        store = UMOStore(client)
+        items = [
+            {"content": f"item of n{n:03d}", "user_id": f"many.n{n:03d}", "source": "langgraph",
+             "metadata": {"langgraph_key": "k", "langgraph_field": "content"}}
+            for n in range(101)
+        ]
+        client.batch(items[:100])  # a batch holds at most 100
+        client.batch(items[100:])
+        newest = store.search(("many",), limit=3)
+        self.assertEqual(len(newest), 3)
+        self.assertTrue(all(item.namespace[0] == "many" for item in newest))
+        found = store.search(("many",), query="item of n100", limit=1)
+        self.assertEqual([(i.namespace, i.key, i.value) for i in found], [(("many", "n100"), "k", {"content": "item of n100"})])
+        self.assertEqual(len(store.list_namespaces(prefix=("many",), limit=200)), 101)
 
     def test_search_without_a_query_lists_newest_first_with_offset_limit_and_filter(self) -> None:
         for n in range(5):
