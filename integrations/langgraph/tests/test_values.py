@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from umo_langgraph.values import decode, encode, normal_text
+from umo_langgraph.values import decode, encode, fits_metadata, normal_text
 
 # Texts with what UMO's normal form changes: runs of spaces, other spaces, tabs, line breaks,
 # control characters, zero-width spaces, combining marks.
@@ -37,6 +37,7 @@ class ValuesTest(unittest.TestCase):
     def test_every_value_is_kept_text_that_gives_it_back(self, value: dict[str, Any]) -> None:
         text, field = encode(value)
         self.assertEqual(normal_text(text), text)
+        self.assertTrue(field is None or fits_metadata(field))  # the field's name is kept in metadata
         self.assertEqual(decode(text, field), value)
 
     def test_one_normal_text_field_is_the_text_itself(self) -> None:

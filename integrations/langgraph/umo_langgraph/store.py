@@ -4,7 +4,6 @@ memories, each namespace one scope of the account."""
 from __future__ import annotations
 
 import asyncio
-import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Literal, Optional
 
@@ -23,7 +22,7 @@ from langgraph.store.base import (
 from umo_client import FilterExpression, Memory, MemorySummary, ScopeFields, UMOClient
 
 from .matching import admits, check_filter, namespace_matches
-from .values import decode, encode
+from .values import decode, encode, fits_metadata
 
 ScopeField = Literal["user_id", "agent_id", "session_id"]
 _KINDS: dict[str, str] = {"user_id": "user", "agent_id": "agent", "session_id": "session"}
@@ -34,7 +33,6 @@ SCOPES_PER_SEARCH = 9_900
 KEY = "langgraph_key"
 FIELD = "langgraph_field"
 CREATED = "langgraph_created_at"
-_CONTROL = re.compile("[\u0000-\u001f\u007f-\u009f]")
 
 
 def scope_id(namespace: tuple[str, ...]) -> str:
@@ -124,9 +122,9 @@ class UMOStore(BaseStore):
         return {"session_id": scope} if self.scope == "session_id" else {"user_id": scope}
 
     def _current(self, namespace: tuple[str, ...], key: str) -> Optional[MemorySummary]:
-        if _CONTROL.search(key):
-            # UMO drops control characters from metadata: "a\x00b" would be the key "ab".
-            raise ValueError(f"key: must not contain control characters (got {key!r})")
+        if not fits_metadata(key):
+            # The key is kept in the memory's metadata: "a\x00b" would come back as "ab".
+            raise ValueError(f"key: must not contain U+0000 or a surrogate code point (got {key!r})")
         page = self.client.list(limit=1, source=self.source, metadata={KEY: key}, **self._in(namespace))
         return page.items[0] if page.items else None
 
@@ -166,9 +164,9 @@ class UMOStore(BaseStore):
             )
             return
         old = self.client.get(current.umo_id)
-        metadata[CREATED] = _text(old.metadata.get(CREATED)) or old.timestamp
-        if old.content_text == text and old.metadata == metadata:
+        if old.content_text == text and {k: v for k, v in old.metadata.items() if k != CREATED} == metadata:
             return
+        metadata[CREATED] = _text(old.metadata.get(CREATED)) or old.timestamp
         self.client.update(
             old.umo_id,
             content=None if old.content_text == text else text,

@@ -88,12 +88,21 @@ def _json_text(value: Mapping[str, Any]) -> str:
     return _SPACE_RUN.sub(lambda run: "\\u0020" * len(run.group()), ascii_only)
 
 
+_NOT_IN_METADATA = re.compile("[\u0000\ud800-\udfff]")
+
+
+def fits_metadata(text: str) -> bool:
+    """Whether a text comes back from a memory's metadata as sent: the server drops U+0000 and
+    reads surrogate code points as UTF-16 (a lone one becomes U+FFFD, a pair one character)."""
+    return _NOT_IN_METADATA.search(text) is None
+
+
 def encode(value: Mapping[str, Any]) -> tuple[str, Optional[str]]:
     """The memory's text for ``value``, and the name of its one text field when the text is that
     field's (else None: the text is the value's JSON)."""
     if len(value) == 1:
         ((field, text),) = value.items()
-        if isinstance(field, str) and isinstance(text, str) and _stays(text):
+        if isinstance(field, str) and isinstance(text, str) and fits_metadata(field) and _stays(text):
             return text, field
     return _json_text(value), None
 
