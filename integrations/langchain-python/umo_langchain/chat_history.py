@@ -10,6 +10,10 @@ from langchain_core.messages import AIMessage, BaseMessage, messages_from_dict
 from umo_client import Scope, UMOClient, ValidationError
 
 
+# A message's fields kept in its memory's metadata, as @umo/langchain keeps them: (field, key).
+_MESSAGE_FIELDS = (("role", "message_role"), ("name", "message_name"), ("tool_call_id", "tool_call_id"))
+
+
 class UMOChatMessageHistory(BaseChatMessageHistory):
     """Each message is a memory of the conversation's scope (its ``session_id``, and the
     ``user_id`` and ``agent_id`` it belongs to if any), with the message's type (and name, role or
@@ -40,7 +44,7 @@ class UMOChatMessageHistory(BaseChatMessageHistory):
         for turn in reversed(turns):
             memory = self.client.get(turn.umo_id)
             data: dict[str, Any] = {"content": memory.content_text}
-            for field, key in (("role", "message_role"), ("name", "message_name"), ("tool_call_id", "tool_call_id")):
+            for field, key in _MESSAGE_FIELDS:
                 value = memory.metadata.get(key)
                 if isinstance(value, str):
                     data[field] = value
@@ -53,7 +57,7 @@ class UMOChatMessageHistory(BaseChatMessageHistory):
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         for message in messages:
             metadata: dict[str, str] = {"message_type": message.type}
-            for field, key in (("role", "message_role"), ("name", "message_name"), ("tool_call_id", "tool_call_id")):
+            for field, key in _MESSAGE_FIELDS:
                 value: Optional[Any] = getattr(message, field, None)
                 if isinstance(value, str):
                     metadata[key] = value

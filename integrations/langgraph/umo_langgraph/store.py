@@ -19,7 +19,7 @@ from langgraph.store.base import (
     SearchOp,
     validate_op_namespace,
 )
-from umo_client import FilterExpression, Memory, MemorySummary, ScopeFields, UMOClient
+from umo_client import FilterExpression, Match, Memory, MemorySummary, ScopeFields, UMOClient
 
 from .matching import admits, check_filter, namespace_matches
 from .values import decode, encode, fits_metadata
@@ -128,9 +128,11 @@ class UMOStore(BaseStore):
         page = self.client.list(limit=1, source=self.source, metadata={KEY: key}, **self._in(namespace))
         return page.items[0] if page.items else None
 
-    def _item(self, memory: Memory) -> Item:
+    def _item(self, memory: Memory | Match) -> Item:
+        """The item a memory holds: `get`'s memory, or a search's match, which carries the same."""
+        text = memory.content_text if isinstance(memory, Memory) else memory.content
         return Item(
-            value=decode(memory.content_text, _text(memory.metadata.get(FIELD))),
+            value=decode(text, _text(memory.metadata.get(FIELD))),
             key=str(memory.metadata.get(KEY)),
             namespace=namespace_of(str(getattr(memory, self.scope))),
             created_at=_time(_text(memory.metadata.get(CREATED)) or memory.timestamp),
@@ -240,13 +242,7 @@ class UMOStore(BaseStore):
         matches = self.client.ask(query, limit=wanted, source=self.source, filters=within)
         found = []
         for match in matches:
-            item = Item(
-                value=decode(match.content, _text(match.metadata.get(FIELD))),
-                key=str(match.metadata.get(KEY)),
-                namespace=namespace_of(str(getattr(match, self.scope))),
-                created_at=_time(_text(match.metadata.get(CREATED)) or match.timestamp),
-                updated_at=_time(match.timestamp),
-            )
+            item = self._item(match)
             if admits(op.filter, item.value):
                 found.append(_ranked(item, match.score))
         return found[op.offset : op.offset + op.limit]
