@@ -31,6 +31,12 @@ const ById = Schema.Struct({ umo_id: memoryId })
 const listed = (items: ReadonlyArray<{ readonly umo_id: string }>, line: (item: never) => string) =>
   items.length === 0 ? "No memories." : items.map((item, i) => `${i + 1}. ${line(item as never)}`).join("\n")
 
+/** A result's later related memories, one indented line each, for the model to weigh. */
+const laterText = (links: ReadonlyArray<Results.LaterRelated>) =>
+  links
+    .map((l) => `\n   later (${l.timestamp}, ${l.link} ${l.score}): [${l.umo_id}] ${l.content_text}`)
+    .join("")
+
 /** The tools, in the order `tools/list` shows them. */
 export const memoryTools: ReadonlyArray<MemoryTool> = [
   tool({
@@ -64,7 +70,8 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       "memory's full text and a relevance score. Use before answering anything that may depend on what the user " +
       "told you earlier. Narrow by `user_id` (and `agent_id`, `session_id`, `source`, `metadata`, `after`, `before`, " +
       "or a `filters` expression) to one person's memories. Memories a newer one superseded are left out unless " +
-      "`include_superseded`.",
+      "`include_superseded`. The first results list, as `later_related`, later memories of the same person that " +
+      "may update them (linked by the update judge or by nearness, each with its time): decide from them what holds now.",
     input: SearchRequest,
     output: Results.SearchResults,
     annotations: reads,
@@ -73,7 +80,7 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       listed(
         r.results,
         (m: Results.SearchResults["results"][number]) =>
-          `[${m.umo_id}] (${m.score.toFixed(3)}) ${m.content_text}${m.times_said > 1 ? ` (said ${m.times_said} times, last ${m.timestamp})` : ""}`
+          `[${m.umo_id}] (${m.score.toFixed(3)}) ${m.content_text}${m.times_said > 1 ? ` (said ${m.times_said} times, last ${m.timestamp})` : ""}${laterText(m.later_related)}`
       )
   }),
   tool({
@@ -92,7 +99,7 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     text: (r) =>
       [
         r.answer,
-        ...r.citations.map((c) => `[${c.index}] ${c.umo_id}: ${c.snippet}`),
+        ...r.citations.map((c) => `[${c.index}] ${c.umo_id}: ${c.snippet}${laterText(c.later_related)}`),
         `(confidence ${r.confidence.toFixed(2)}, ${r.model})`
       ].join("\n")
   }),

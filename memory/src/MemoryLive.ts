@@ -10,6 +10,7 @@ import { Memory, MemoryAccount } from "./Memory.js"
 import * as Records from "./Records.js"
 import { ExplainRequest, MatchRequest, SearchRequest } from "./Requests.js"
 import type { AccountInfo, SearchResults } from "./Results.js"
+import * as LaterRelated from "./recall/LaterRelated.js"
 import * as Recall from "./recall/Recall.js"
 import * as Export from "./transfer/Export.js"
 import * as Import from "./transfer/Import.js"
@@ -78,7 +79,7 @@ export const make = (options: MemoryOptions = {}) =>
             ...selectionOf(request)
           })
           return {
-            results: hits.map(({ memory, score, timesSaid }) => ({
+            results: hits.map(({ memory, score, timesSaid, laterRelated }) => ({
               umo_id: memory.umo_id,
               content_text: memory.content,
               score,
@@ -89,7 +90,8 @@ export const make = (options: MemoryOptions = {}) =>
               agent_id: memory.agent_id,
               session_id: memory.session_id,
               metadata: memory.metadata,
-              superseded_by: memory.superseded_by
+              superseded_by: memory.superseded_by,
+              later_related: laterRelated.map(LaterRelated.asResult)
             })),
             total_count: total,
             has_more: total > hits.length

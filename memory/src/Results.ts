@@ -153,6 +153,23 @@ export const ChainPage = Schema.Struct({
 })
 export type ChainPage = typeof ChainPage.Type
 
+/**
+ * A later memory of the same person linked to a result (by the update judge, or by nearness in
+ * meaning), with its time: where UMO did not decide that it replaces the result, the reader (an
+ * agent's own model) can.
+ */
+export const LaterRelated = Schema.Struct({
+  umo_id: Schema.String,
+  content_text: Schema.String,
+  /** When it was said (its content time). */
+  timestamp: Schema.String,
+  /** `judge`: the update judge read it as likely making the result out of date; `nearness`: it speaks of the same thing. */
+  link: Schema.Literals(["judge", "nearness"]),
+  /** The judge's probability, or the cosine similarity for a link by nearness. */
+  score: Schema.Number
+})
+export type LaterRelated = typeof LaterRelated.Type
+
 export const SearchResult = Schema.Struct({
   umo_id: Schema.String,
   content_text: Schema.String,
@@ -163,7 +180,9 @@ export const SearchResult = Schema.Struct({
   times_said: Schema.Number,
   source: Schema.NullOr(Schema.String),
   ...Belonging,
-  superseded_by: Schema.NullOr(Schema.String)
+  superseded_by: Schema.NullOr(Schema.String),
+  /** For the first three results, later memories of the same person linked to it, newest first (at most three); else empty. */
+  later_related: Schema.Array(LaterRelated)
 })
 
 export const SearchResults = Schema.Struct({
@@ -249,7 +268,9 @@ export const Citation = Schema.Struct({
   umo_id: Schema.String,
   title: Schema.String,
   snippet: Schema.String,
-  similarity: Schema.Number
+  similarity: Schema.Number,
+  /** Later memories of the same person linked to the cited one, as search gives them. */
+  later_related: Schema.Array(LaterRelated)
 })
 
 export const AskAnswer = Schema.Struct({

@@ -161,6 +161,31 @@ abstract class Belonging {
   }
 }
 
+/**
+ * A later memory of the same person linked to a result (`laterRelated`): by the update judge or by
+ * nearness in meaning. Where UMO did not decide that it replaces the result, your model can.
+ */
+export interface LaterRelated {
+  readonly umoId: string
+  readonly content: string
+  /** When it was said. */
+  readonly timestamp: string
+  /** `judge`: read as likely making the result out of date; `nearness`: it speaks of the same thing. */
+  readonly link: "judge" | "nearness"
+  /** The judge's probability, or the cosine similarity for a link by nearness. */
+  readonly score: number
+}
+
+/** The `later_related` of a search result or citation. */
+export const laterRelatedOf = (raw: Raw): ReadonlyArray<LaterRelated> =>
+  (Array.isArray(raw.later_related) ? list(raw, "later_related") : []).map((l) => ({
+    umoId: str(l, "umo_id"),
+    content: str(l, "content_text"),
+    timestamp: str(l, "timestamp"),
+    link: str(l, "link") === "judge" ? "judge" : "nearness",
+    score: num(l, "score")
+  }))
+
 /** One search result (`ask`). */
 export class Match extends Belonging {
   readonly umoId: string
@@ -169,12 +194,15 @@ export class Match extends Belonging {
   readonly score: number
   /** How many memories said this same text: one match stands for them all, at the newest's time. */
   readonly timesSaid: number
+  /** For the first three results: later memories of the same person linked to it, newest first. */
+  readonly laterRelated: ReadonlyArray<LaterRelated>
   constructor(raw: Raw) {
     super(raw)
     this.umoId = str(raw, "umo_id")
     this.content = str(raw, "content_text")
     this.score = num(raw, "score")
     this.timesSaid = num(raw, "times_said") || 1
+    this.laterRelated = laterRelatedOf(raw)
   }
 }
 

@@ -1,5 +1,6 @@
 /** Results of the calls beyond the nine verbs: answers, comparisons, account and models. */
 import { list, num, obj, optNum, optStr, type Raw, str } from "./fields.js"
+import { type LaterRelated, laterRelatedOf } from "./models.js"
 
 export interface Citation {
   /** The `[n]` marker in the answer. */
@@ -8,6 +9,8 @@ export interface Citation {
   readonly title: string
   readonly snippet: string
   readonly similarity: number
+  /** Later memories of the same person linked to the cited one, newest first. */
+  readonly laterRelated: ReadonlyArray<LaterRelated>
 }
 
 /** What `answer` (`POST /v1/ask`) returns. */
@@ -27,7 +30,8 @@ export class Answer {
       umoId: str(c, "umo_id"),
       title: str(c, "title"),
       snippet: str(c, "snippet"),
-      similarity: num(c, "similarity")
+      similarity: num(c, "similarity"),
+      laterRelated: laterRelatedOf(c)
     }))
     this.confidence = num(raw, "confidence")
     this.method = str(raw, "method")

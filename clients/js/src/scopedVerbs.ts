@@ -29,6 +29,8 @@ export interface FoundMemories {
     readonly timestamp: string
     /** How many memories said this same text. */
     readonly timesSaid: number
+    /** Later memories of the same person linked to this one (judge or nearness), newest first: they may update it. */
+    readonly later: ReadonlyArray<{ readonly id: string; readonly text: string; readonly timestamp: string }>
   }>
 }
 
@@ -113,7 +115,8 @@ export const scopedVerbs = (memory: UMOMemory, scope: Scope) => {
           text: match.content,
           score: match.score,
           timestamp: match.timestamp,
-          timesSaid: match.timesSaid
+          timesSaid: match.timesSaid,
+          later: match.laterRelated.map((l) => ({ id: l.umoId, text: l.content, timestamp: l.timestamp }))
         }))
       }
     },

@@ -182,6 +182,34 @@ class Uploaded(Captured):
 
 
 @dataclass(frozen=True)
+class LaterRelated:
+    """A later memory of the same person linked to a result: by the update judge or by nearness
+    in meaning. Where UMO did not decide that it replaces the result, your model can."""
+
+    umo_id: str
+    content: str
+    timestamp: str
+    """When it was said."""
+    link: str
+    """``judge`` (read as likely making the result out of date) or ``nearness`` (it speaks of the same thing)."""
+    score: float
+    """The judge's probability, or the cosine similarity for a link by nearness."""
+
+    @classmethod
+    def all_from(cls, raw: Raw) -> list[LaterRelated]:
+        return [
+            cls(
+                umo_id=str(item.get("umo_id", "")),
+                content=str(item.get("content_text", "")),
+                timestamp=str(item.get("timestamp", "")),
+                link=str(item.get("link", "")),
+                score=float(item.get("score", 0)),
+            )
+            for item in _list(raw, "later_related")
+        ]
+
+
+@dataclass(frozen=True)
 class Match:
     """One search result (``ask``), with who it belongs to and its tags."""
 
@@ -202,6 +230,8 @@ class Match:
     times_said: int = 1
     """How many matching memories hold this same text: one result stands for them all, at the
     newest one's ``timestamp`` (1 when it was said once)."""
+    later_related: list[LaterRelated] = field(default_factory=list)
+    """For the first three results: later memories of the same person linked to it, newest first."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Match:
@@ -213,6 +243,7 @@ class Match:
             **_belonging(raw),
             raw=raw,
             times_said=int(times) if times else 1,
+            later_related=LaterRelated.all_from(raw),
         )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ._fields import Raw, _list, _obj, _opt_num, _opt_str
+from .models import LaterRelated
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,8 @@ class Citation:
     title: str
     snippet: str
     similarity: float
+    later_related: list[LaterRelated] = field(default_factory=list)
+    """Later memories of the same person linked to the cited one, newest first."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Answer:
                 str(c.get("title", "")),
                 str(c.get("snippet", "")),
                 float(c.get("similarity", 0)),
+                LaterRelated.all_from(c),
             )
             for c in _list(raw, "citations")
         ]

@@ -116,7 +116,15 @@ class ScopedVerbs:
         matches = self.client.ask(query, limit=limit, **self.scope.fields())
         return {
             "memories": [
-                {"id": m.umo_id, "text": m.content, "score": m.score, "timestamp": m.timestamp, "times_said": m.times_said}
+                {
+                    "id": m.umo_id,
+                    "text": m.content,
+                    "score": m.score,
+                    "timestamp": m.timestamp,
+                    "times_said": m.times_said,
+                    # Later memories of the same person linked to this one: they may update it.
+                    "later": [{"id": l.umo_id, "text": l.content, "timestamp": l.timestamp} for l in m.later_related],
+                }
                 for m in matches
             ]
         }

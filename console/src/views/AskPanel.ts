@@ -11,6 +11,7 @@ import { html } from "../html.js"
 import { Link, memoryHref } from "../Router.js"
 import { type ConsoleScope, selectionOf } from "../Scope.js"
 import { useRequest } from "../useRequest.js"
+import { LaterLinks } from "./SearchPanel.js"
 
 /** The answer text with each `[n]` that names a citation turned into a link to its memory. */
 const AnswerText = (props: { text: string; citations: ReadonlyArray<Citation> }) => {
@@ -104,6 +105,7 @@ export const AskPanel = (props: { scope: ConsoleScope; within: string }) => {
                           <${Link} href=${memoryHref(c.umoId)}>${c.title || c.umoId}<//>
                           <p class="snippet">${c.snippet}</p>
                           <span class="meta">similarity ${c.similarity.toFixed(3)}</span>
+                          <${LaterLinks} links=${c.laterRelated} query="" />
                         </li>
                       `
                     )}

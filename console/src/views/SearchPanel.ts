@@ -1,9 +1,9 @@
 /**
  * `POST /v1/memories/query`: the memories of the scope that best match a text, with their ranking
- * scores, whose they are and what superseded them.
+ * scores, whose they are, what superseded them, and the later memories linked to them.
  * @module
  */
-import type { Match } from "@umo/client"
+import type { LaterRelated, Match } from "@umo/client"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { useSession } from "../api/Session.js"
 import { html } from "../html.js"
@@ -11,6 +11,23 @@ import { Link, memoryHref } from "../Router.js"
 import { type ConsoleScope, scopeQuery, selectionOf } from "../Scope.js"
 import { useRequest } from "../useRequest.js"
 import { ScopeBadges, SupersededNote } from "./ScopeBadges.js"
+
+/** A result's later memories of the same person, linked by the update judge or by nearness: they may update it. */
+export const LaterLinks = (props: { links: ReadonlyArray<LaterRelated>; query: string }) =>
+  props.links.length === 0
+    ? null
+    : html`<details class="later">
+        <summary>${props.links.length} later related</summary>
+        <ul aria-label="Later related memories">
+          ${props.links.map(
+            (l) => html`<li key=${l.umoId}>
+              <time datetime=${l.timestamp}>${l.timestamp.slice(0, 10)}</time>
+              <${Link} href=${memoryHref(l.umoId) + props.query}>${l.content}<//>
+              <span class="link">${l.link === "judge" ? `judge ${l.score.toFixed(2)}` : `near ${l.score.toFixed(2)}`}</span>
+            </li>`
+          )}
+        </ul>
+      </details>`
 
 /** `within` names the scope and erasures seen: when it changes, the results shown are dropped. */
 export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
@@ -65,6 +82,7 @@ export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
                       <${SupersededNote} item=${result} query=${scoped} />
                       <${Link} href=${memoryHref(result.umoId) + scoped}>Open memory<//>
                     </div>
+                    <${LaterLinks} links=${result.laterRelated} query=${scoped} />
                   </li>
                 `
               )}

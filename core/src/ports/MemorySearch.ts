@@ -106,6 +106,14 @@ export interface MemorySearchShape {
     accountId: string,
     umoIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<RecalledMemory>, StoreError>
+  /**
+   * The first chunk's vector of each memory among `umoIds` (unknown ones skipped): what a memory is
+   * near to, to find the memories near it (`searchVector` with it) without embedding it again.
+   */
+  readonly vectors: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<number>>, StoreError>
 }
 
 export class MemorySearch extends Context.Service<MemorySearch, MemorySearchShape>()(

@@ -16,7 +16,8 @@ class UMORetriever(BaseRetriever):
     first, each a ``Document`` whose ``page_content`` is the memory's text and whose ``id`` and
     ``metadata["umo_id"]`` are its id; the metadata also has ``score``, ``timestamp`` (when it was
     written), ``user_id``, ``agent_id``, ``session_id``, ``times_said`` (how many memories said this
-    same text) and ``source``. UMO's errors (``ValidationError``, … with ``detail``) pass through."""
+    same text), ``source`` and ``later_related`` (later memories of the same person linked to this one
+    by the update judge or by nearness, newest first: they may update it). UMO's errors (``ValidationError``, … with ``detail``) pass through."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -44,4 +45,7 @@ def _metadata(match: Any) -> dict[str, Any]:
         "session_id": match.session_id,
         "times_said": match.times_said,
         "source": match.source,
+        "later_related": [
+            {"umo_id": l.umo_id, "text": l.content, "timestamp": l.timestamp, "link": l.link} for l in match.later_related
+        ],
     }

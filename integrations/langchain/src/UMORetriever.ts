@@ -18,6 +18,13 @@ export type UMODocumentMetadata = {
   /** How many memories said this same text (the newest stands for them). */
   readonly times_said: number
   readonly source: string | null
+  /** Later memories of the same person linked to this one (by the update judge or by nearness), newest first. */
+  readonly later_related: ReadonlyArray<{
+    readonly umo_id: string
+    readonly text: string
+    readonly timestamp: string
+    readonly link: "judge" | "nearness"
+  }>
 }
 
 export interface UMORetrieverInput extends BaseRetrieverInput {
@@ -68,7 +75,13 @@ export class UMORetriever extends BaseRetriever<UMODocumentMetadata> {
             agent_id: match.agentId,
             session_id: match.sessionId,
             times_said: match.timesSaid,
-            source: match.source
+            source: match.source,
+            later_related: match.laterRelated.map((l) => ({
+              umo_id: l.umoId,
+              text: l.content,
+              timestamp: l.timestamp,
+              link: l.link
+            }))
           }
         })
     )

@@ -6,6 +6,7 @@ import { decodeRequest, InvalidRequest, ProviderFailed, Unavailable } from "../E
 import { selectionOf } from "../Filters.js"
 import { AskRequest } from "../Requests.js"
 import type { AskAnswer, ModelList } from "../Results.js"
+import * as LaterRelated from "../recall/LaterRelated.js"
 import type * as Recall from "../recall/Recall.js"
 
 const decodeAsk = decodeRequest(AskRequest, "request body")
@@ -88,7 +89,15 @@ export const make = (recall: Recall.Recall) =>
               )
             )
           )
-        return { ...answered, model: model.id } satisfies AskAnswer
+        const linked = new Map(hits.map((hit) => [hit.memory.umo_id, hit.laterRelated]))
+        return {
+          ...answered,
+          citations: answered.citations.map((c) => ({
+            ...c,
+            later_related: (linked.get(c.umo_id) ?? []).map(LaterRelated.asResult)
+          })),
+          model: model.id
+        } satisfies AskAnswer
       })
 
     return { models, answer }

@@ -13,6 +13,7 @@ import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import * as JudgedCurrency from "./JudgedCurrency.js"
+import * as LaterRelated from "./LaterRelated.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
 import { RecordCache } from "./RecordCache.js"
 import {
@@ -38,6 +39,8 @@ export interface Hit {
   readonly facts: ReadonlyArray<StatedFact>
   /** How many of the ranked memories hold this same text: one hit stands for them all (see `oncePerText`). */
   readonly timesSaid: number
+  /** For the first results, the later memories of the same person linked to it (see `LaterRelated`). */
+  readonly laterRelated: ReadonlyArray<LaterRelated.LaterRelated>
 }
 
 /** How many, and from which memories: candidates come only from the selection. */
@@ -69,6 +72,7 @@ export const make = Effect.gen(function* () {
   const weights = yield* weightsConfig
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
   const currency = yield* JudgedCurrency.make
+  const related = yield* LaterRelated.make
   // Off for searches by default: it costs more than the rest of a search; answers always use it.
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))
   // Records returned lately, used again while this search's view holds them unchanged.
@@ -264,6 +268,22 @@ export const make = Effect.gen(function* () {
           : { ranked: current.ranked, outdated: new Set<string>() }
       const top = oncePerText(judged.ranked, byId).slice(0, options.limit)
       const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
+      // Links are an aid to the reader: a search whose links cannot be read answers without them.
+      const links = yield* related
+        .linked(
+          accountId,
+          top.flatMap(({ id }) => byId.get(id) ?? []),
+          options.filter
+        )
+        .pipe(
+          timed("links"),
+          Effect.catch((error) =>
+            Effect.as(
+              Effect.logWarning(`search answered without later related memories: ${error.message}`),
+              new Map<string, ReadonlyArray<LaterRelated.LaterRelated>>()
+            )
+          )
+        )
       const hits = top.flatMap(({ id, score, timesSaid }): Array<Hit> => {
         const memory = byId.get(id)
         return memory
@@ -275,7 +295,8 @@ export const make = Effect.gen(function* () {
                 outdated: outdated.has(id) || current.outdated.has(id) || judged.outdated.has(id),
                 current: current.current === id && !judged.outdated.has(id),
                 facts: statedBy.get(id) ?? [],
-                timesSaid
+                timesSaid,
+                laterRelated: links.get(id) ?? []
               }
             ]
           : []

@@ -393,6 +393,17 @@ export class AccountIndex {
     })
   }
 
+  /** The first chunk's vector of each memory among `umoIds` that the index holds. */
+  firstVectors(umoIds: ReadonlyArray<string>): Map<string, ReadonlyArray<number>> {
+    const out = new Map<string, ReadonlyArray<number>>()
+    for (const slot of this.slotsOf(umoIds)) {
+      const entry = this.entries[slot]!
+      const first = entry.chunks[0]
+      if (first !== undefined) out.set(entry.umo_id, Array.from(this.vectors.vector(first)))
+    }
+    return out
+  }
+
   /**
    * What a search returns of the memories among `umoIds` that the index holds (`held`), and the
    * ids of those it holds without their text (`unheld`: long documents, read from the store).

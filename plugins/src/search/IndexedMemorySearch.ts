@@ -526,6 +526,12 @@ export const make = (
               : Effect.map(database.recalled(accountId, unheld), (documents) => [...held, ...documents])
           },
           () => database.recalled(accountId, umoIds)
+        ),
+      vectors: (accountId, umoIds) =>
+        served(
+          accountId,
+          (index) => Effect.sync(() => index.firstVectors(umoIds)),
+          () => database.vectors(accountId, umoIds)
         )
     })
 

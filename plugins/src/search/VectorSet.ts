@@ -184,6 +184,11 @@ export class VectorSet {
     return this.owners[slot] ?? -1
   }
 
+  /** A chunk's float32 vector (a copy). */
+  vector(slot: number): Float32Array {
+    return this.exact.read(slot, new Float32Array(this.dims))
+  }
+
   /** Cosine similarity of a chunk to a query whose squared norm is `queryNorm`, from its float32 vector. */
   similarity(query: Float32Array, queryNorm: number, slot: number): number {
     const norms = queryNorm * this.norms[slot]!

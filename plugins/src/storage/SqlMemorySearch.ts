@@ -228,13 +228,26 @@ export const makeSearch = (
           Effect.mapError(storeError("could not read memories"))
         )
 
+  const vectors: MemorySearchShape["vectors"] = (accountId, umoIds) =>
+    umoIds.length === 0
+      ? Effect.succeed(new Map())
+      : sql<{ umo_id: string; embedding: string }>`
+          SELECT umo_id::text AS umo_id, embedding::text AS embedding FROM memory_chunks
+          WHERE account_id = ${accountId} AND chunk_index = 0 AND ${sql.in("umo_id", umoIds)}`.pipe(
+          Effect.map(
+            (rows) => new Map(rows.map((r) => [r.umo_id, JSON.parse(r.embedding) as ReadonlyArray<number>]))
+          ),
+          Effect.mapError(storeError("could not read memories' vectors"))
+        )
+
   return makeMemorySearch({
     sync: () => Effect.succeed("database"),
     searchVector,
     searchText,
     neighbours,
     rankingFacts,
-    recalled
+    recalled,
+    vectors
   })
 }
 

@@ -47,10 +47,20 @@ export type MemoryObject = ReturnType<typeof memoryObject>
 export const fromRecord = (record: Results.MemoryRecord): MemoryObject =>
   memoryObject({ ...record, text: record.content_text })
 
-/** A search result, with its score. */
+/**
+ * A search result, with its score, and (a field of UMO's, which Mem0's clients pass through) the
+ * later memories of the same person linked to it, as Mem0 memories with their time.
+ */
 export const fromSearchResult = (result: Results.SearchResults["results"][number]) => ({
   ...memoryObject({ ...result, text: result.content_text }),
-  score: result.score
+  score: result.score,
+  later_related: result.later_related.map((l) => ({
+    id: l.umo_id,
+    memory: l.content_text,
+    created_at: l.timestamp,
+    link: l.link,
+    score: l.score
+  }))
 })
 
 /**
