@@ -21,7 +21,8 @@ import { argument, modelsDir, root } from "./support/Cli.js"
 import { lineChart } from "./support/LineChart.js"
 import { machine } from "./support/Machine.js"
 import { publishResults } from "./support/Results.js"
-import { loadScenarios, type Person } from "./updates/Scenarios.js"
+import { rocAuc } from "./support/Stats.js"
+import { loadScenarios, type Person, readSets } from "./updates/Scenarios.js"
 
 const only = argument("sets")?.split(",")
 const sets = loadScenarios(join(root, "bench", "updates")).filter((s) => only?.includes(s.name) ?? true)
@@ -84,24 +85,38 @@ const program = Effect.gen(function* () {
     judges.push(model, LanguageModelJudge.decidingUnsure(judges[1]!, model))
   }
   const rows: Array<Record<string, unknown>> = []
+  const row = (set: string, judge: UpdateJudgeShape, pairs: ReadonlyArray<Pair>, scores: ReadonlyArray<number>, ms: number) => ({
+    set,
+    judge: judge.name,
+    pairs: pairs.length,
+    updates: pairs.filter((p) => p.label).length,
+    auc: Math.round(rocAuc(scores, pairs.map((p) => p.label)) * 1e4) / 1e4,
+    ms_per_pair: Math.round(ms * 100) / 100,
+    at_threshold: at(scores, pairs, judge.threshold),
+    curve: thresholds.map((t) => at(scores, pairs, t))
+  })
+  // The never-read sets pooled, per judge: the figure the targets are set on.
+  const pooled = new Map<string, { pairs: Array<Pair>; scores: Array<number>; ms: number }>()
   for (const set of sets) {
     const pairs = set.people.flatMap(pairsOf)
     for (const judge of judges) {
       const started = performance.now()
       const scores = yield* judge.score(pairs.map(({ earlier, newer }) => ({ earlier, newer })))
       const ms = (performance.now() - started) / Math.max(1, pairs.length)
-      const chosen = at(scores, pairs, judge.threshold)
-      rows.push({
-        set: set.name,
-        judge: judge.name,
-        pairs: pairs.length,
-        updates: pairs.filter((p) => p.label).length,
-        ms_per_pair: Math.round(ms * 100) / 100,
-        at_threshold: chosen,
-        curve: thresholds.map((t) => at(scores, pairs, t))
-      })
+      rows.push(row(set.name, judge, pairs, scores, ms))
+      if (!readSets.has(set.name)) {
+        const all = pooled.get(judge.name) ?? { pairs: [], scores: [], ms: 0 }
+        all.pairs.push(...pairs)
+        all.scores.push(...scores)
+        all.ms += ms * pairs.length
+        pooled.set(judge.name, all)
+      }
       process.stderr.write(`judge: ${set.name} ${judge.name} done\n`)
     }
+  }
+  for (const judge of judges) {
+    const all = pooled.get(judge.name)
+    if (all !== undefined) rows.push(row("never read, pooled", judge, all.pairs, all.scores, all.ms / all.pairs.length))
   }
   return { judges: judges.map((j) => ({ name: j.name, threshold: j.threshold })), rows }
 })
@@ -113,11 +128,11 @@ const pct = (x: number) => (100 * x).toFixed(1)
 const table = [
   `Every later memory of a person paired with each earlier one still current (by the scenarios' labels); an update when the scenario says the later supersedes the earlier. At each judge's own threshold (${judges.map((j) => `${j.name}: ${j.threshold}`).join("; ")}).`,
   "",
-  "| set | judge | pairs (updates) | precision, % | recall, % | false positives, % of non-updates | ms / pair |",
-  "|---|---|---|---|---|---|---|",
+  "| set | judge | pairs (updates) | ROC AUC | precision, % | recall, % | false positives, % of non-updates | ms / pair |",
+  "|---|---|---|---|---|---|---|---|",
   ...rows.map((r) => {
     const a = r["at_threshold"] as ReturnType<typeof at>
-    return `| ${r["set"]} | ${r["judge"]} | ${r["pairs"]} (${r["updates"]}) | ${pct(a.precision)} (${a.found}/${a.found + a.false}) | ${pct(a.recall)} | ${pct(a.false_positive_rate)} (${a.false}) | ${r["ms_per_pair"]} |`
+    return `| ${r["set"]} | ${r["judge"]} | ${r["pairs"]} (${r["updates"]}) | ${r["auc"]} | ${pct(a.precision)} (${a.found}/${a.found + a.false}) | ${pct(a.recall)} | ${pct(a.false_positive_rate)} (${a.false}) | ${r["ms_per_pair"]} |`
   })
 ].join("\n")
 console.log(table)

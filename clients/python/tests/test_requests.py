@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from umo_client import BatchItem, Captured, Match, UMOClient, Uploaded, ValidationError
+from umo_client import Answer, BatchItem, Captured, LaterRelated, Match, UMOClient, Uploaded, ValidationError
 
 from .test_transport import ScriptedServer, Seen
 
@@ -131,6 +131,14 @@ class UpdateAndScopesTest(unittest.TestCase):
         self.assertEqual(scope.raw["id"], "ana")
         client().scopes()
         self.assertEqual(last("/v1/scopes").query, "")
+
+    def test_results_read_later_related(self) -> None:
+        link = {"umo_id": "n", "content_text": "Signed the lease in Lisbon", "timestamp": "2024-03-01T00:00:00.000Z", "link": "judge", "score": 0.71}
+        expected = [LaterRelated("n", "Signed the lease in Lisbon", "2024-03-01T00:00:00.000Z", "judge", 0.71)]
+        self.assertEqual(Match.from_raw({"umo_id": "m", "later_related": [link]}).later_related, expected)
+        self.assertEqual(Match.from_raw({"umo_id": "m"}).later_related, [])
+        answer = Answer.from_raw({"answer": "Lisbon [1]", "citations": [{"index": 1, "umo_id": "m", "later_related": [link]}]})
+        self.assertEqual(answer.citations[0].later_related, expected)
 
     def test_results_read_times_said_and_duplicate_of(self) -> None:
         self.assertEqual(Match.from_raw({"umo_id": "m", "times_said": 3}).times_said, 3)
