@@ -10,10 +10,10 @@ import { Memory, MemoryAccount } from "./Memory.js"
 import * as Records from "./Records.js"
 import { ExplainRequest, MatchRequest, SearchRequest } from "./Requests.js"
 import type { AccountInfo, SearchResults } from "./Results.js"
-import * as LaterRelated from "./recall/LaterRelated.js"
 import * as Recall from "./recall/Recall.js"
 import * as Export from "./transfer/Export.js"
 import * as Import from "./transfer/Import.js"
+import * as LaterRelated from "./updates/LaterRelated.js"
 
 export interface MemoryOptions {
   /**

@@ -1,13 +1,13 @@
 import { AnswerModels } from "@umo/core"
 import { asksAboutThePast } from "@umo/plugins/answer"
 import { Effect } from "effect"
-import { slotParts } from "../capture/Updates.js"
 import { decodeRequest, InvalidRequest, ProviderFailed, Unavailable } from "../Errors.js"
 import { selectionOf } from "../Filters.js"
 import { AskRequest } from "../Requests.js"
 import type { AskAnswer, ModelList } from "../Results.js"
-import * as LaterRelated from "../recall/LaterRelated.js"
 import type * as Recall from "../recall/Recall.js"
+import { slotParts } from "../updates/Facts.js"
+import * as LaterRelated from "../updates/LaterRelated.js"
 
 const decodeAsk = decodeRequest(AskRequest, "request body")
 

@@ -29,9 +29,9 @@ import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fie
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
 import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields, UpdateRequest } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
+import { factFinder, inferUpdatesConfig, slotSenseConfig } from "../updates/Facts.js"
+import * as Judging from "../updates/Judging.js"
 import * as Idempotency from "./Idempotency.js"
-import * as Judging from "./Judging.js"
-import { factFinder, inferUpdatesConfig, slotSenseConfig } from "./Updates.js"
 
 /** A capture's answer: the memory stored, or the current one it repeated (`duplicate_of`). */
 const captured = (

@@ -12,10 +12,8 @@ import { findEntities } from "@umo/plugins/nlp"
 import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
-import * as JudgedCurrency from "./JudgedCurrency.js"
-import * as LaterRelated from "./LaterRelated.js"
-import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
-import { RecordCache } from "./RecordCache.js"
+import * as Currency from "../updates/Currency.js"
+import * as LaterRelated from "../updates/LaterRelated.js"
 import {
   currencyDepth,
   currentFirst,
@@ -23,7 +21,9 @@ import {
   pastFirst,
   readQuestion,
   statesAsked
-} from "./Succession.js"
+} from "../updates/Succession.js"
+import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
+import { RecordCache } from "./RecordCache.js"
 
 export interface Hit {
   readonly memory: RecalledMemory
@@ -71,7 +71,7 @@ export const make = Effect.gen(function* () {
   const embedder = yield* Embedder
   const weights = yield* weightsConfig
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
-  const currency = yield* JudgedCurrency.make
+  const currency = yield* Currency.make
   const related = yield* LaterRelated.make
   // Off for searches by default: it costs more than the rest of a search; answers always use it.
   const rerankSearch = yield* Config.Boolean("UMO_RERANK_SEARCH").pipe(Config.withDefault(false))

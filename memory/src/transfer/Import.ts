@@ -18,10 +18,10 @@ import {
   type StoreError
 } from "@umo/core"
 import { Effect, Result, Stream } from "effect"
-import { factsOf } from "../capture/Updates.js"
 import { decodeRequest, InvalidRequest, storeUnavailable, type Unavailable } from "../Errors.js"
 import { parseTimestamp } from "../Fields.js"
 import { type ExportHeader, ImportRequest, type ImportSummary } from "../Transfers.js"
+import { factsOf } from "../updates/Facts.js"
 import {
   type ImportItem,
   type ItemError,

@@ -1,18 +1,15 @@
 import {
-  allOf,
   type CaptureWrite,
   cosineSimilarity,
   isNewer,
   type JudgedPair,
-  type MemoryFilter,
   MemorySearch,
   type StoreError,
-  type Umo,
   UpdateJudge,
   type UpdateJudgeShape
 } from "@umo/core"
 import { Config, Effect, Option } from "effect"
-import { factScope } from "./Updates.js"
+import { factScope, sameScope, sameWords } from "./Scope.js"
 
 /** How many of a new memory's nearest memories of its scope the judge reads. */
 export const judgedNeighbours = 5
@@ -29,17 +26,6 @@ export const judgedLength = 1_000
 /** How long capture waits for the judge (`UMO_JUDGE_TIMEOUT_MS`, default 5 s) before storing without it. */
 export const judgeTimeoutConfig = Config.Number("UMO_JUDGE_TIMEOUT_MS").pipe(Config.withDefault(5_000))
 
-const text = (field: "user_id" | "agent_id", value: string | null): MemoryFilter =>
-  value === null
-    ? { kind: "condition", field: { kind: "text", name: field }, op: "exists", value: false }
-    : { kind: "condition", field: { kind: "text", name: field }, op: "eq", value }
-
-/** The memories whose facts are the same person's as `umo`'s (see `factScope`). */
-export const sameScope = (umo: Pick<Umo, "user_id" | "agent_id">): MemoryFilter =>
-  umo.user_id !== null
-    ? text("user_id", umo.user_id)
-    : allOf([text("user_id", null), text("agent_id", umo.agent_id)])
-
 interface Judged {
   readonly umo_id: string
   readonly content: string
@@ -48,14 +34,6 @@ interface Judged {
   /** A write's first chunk vector (stored memories are compared by the index). */
   readonly vector?: ReadonlyArray<number> | undefined
 }
-
-const words = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim()
-/** Whether two texts say the same words (case, spacing and punctuation aside). */
-export const sameWords = (a: string, b: string) => words(a) === words(b)
 
 /** What the judge decided for a capture's writes, and the warning when it could not decide. */
 export interface JudgedWrites {

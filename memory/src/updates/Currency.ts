@@ -1,7 +1,6 @@
 import { isNewer, type RecalledMemory, UpdateJudge } from "@umo/core"
 import { Effect, Option } from "effect"
-import { sameWords } from "../capture/Judging.js"
-import { factScope } from "../capture/Updates.js"
+import { factScope, sameWords } from "./Scope.js"
 
 /** How many of a question's best candidates the update judge reads, pairwise, for what is current. */
 export const judgedDepth = 4

@@ -8,7 +8,7 @@ import {
   UpdateJudge
 } from "@umo/core"
 import { Effect, Option } from "effect"
-import { sameScope, sameWords } from "../capture/Judging.js"
+import { sameScope, sameWords } from "./Scope.js"
 
 /** How many of a search's first results carry their later related memories. */
 export const linkedResults = 3

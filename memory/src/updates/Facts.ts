@@ -1,6 +1,7 @@
 import type { StatedFact, Umo } from "@umo/core"
 import { type Fact, SlotSense, statedFacts } from "@umo/plugins/nlp"
 import { Config, Duration, Effect } from "effect"
+import { factScope } from "./Scope.js"
 
 /** Whether captures infer updates unless they say otherwise (`UMO_INFER_UPDATES`, default true). */
 export const inferUpdatesConfig = Config.Boolean("UMO_INFER_UPDATES").pipe(Config.withDefault(true))
@@ -10,14 +11,6 @@ export const inferUpdatesConfig = Config.Boolean("UMO_INFER_UPDATES").pipe(Confi
  * true; see `factFinder`).
  */
 export const slotSenseConfig = Config.Boolean("UMO_SLOT_SENSE").pipe(Config.withDefault(true))
-
-/**
- * Whose facts a memory states: its end user's when it has one, else its agent's, else the
- * account's. A conversation (`session_id`) does not bound them: where someone lives is still
- * where they live in the next conversation.
- */
-export const factScope = (umo: Pick<Umo, "user_id" | "agent_id">): string =>
-  umo.user_id !== null ? `user:${umo.user_id}` : umo.agent_id !== null ? `agent:${umo.agent_id}` : "account"
 
 const separator = "\u001f"
 

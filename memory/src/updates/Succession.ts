@@ -17,7 +17,7 @@ import {
   othersNewsUnasked,
   speaksOf
 } from "@umo/plugins/nlp"
-import { slotParts } from "../capture/Updates.js"
+import { slotParts } from "./Facts.js"
 
 /** A score just below another: what "ranks below it" means once scores are compared. */
 const justBelow = (score: number) => score - Math.max(1e-9, Math.abs(score) * 1e-6)

@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
-import { factFinder } from "../../src/capture/Updates.js"
+import { factFinder } from "../../src/updates/Facts.js"
 
 /** A clause no rule reads, so each capture of it asks the slot sense. */
 const memory = { content: "First standup done at Zentrix.", user_id: "u", agent_id: null }

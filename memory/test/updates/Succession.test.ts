@@ -2,7 +2,7 @@ import type { RankingFacts } from "@umo/core"
 import { askedFacts } from "@umo/plugins/nlp"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { currentFirst, newestAnswerFirst, pastFirst, readQuestion } from "../../src/recall/Succession.js"
+import { currentFirst, newestAnswerFirst, pastFirst, readQuestion } from "../../src/updates/Succession.js"
 
 const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
 
