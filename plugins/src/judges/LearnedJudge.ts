@@ -4,16 +4,22 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { UpdateJudge, UpdateJudgeError, type UpdateJudgeShape } from "@umo/core"
 import { Effect, Layer, Schema } from "effect"
+import { fetchModelsCommand, modelsDirConfig } from "../support/ModelsDir.js"
 import { modelThread } from "../support/ModelThread.js"
 import type { JudgeTask, LearnedJudgeSetup } from "./LearnedJudgeWorker.js"
 
-/** The judge trained in this repository (training/judge), shipped with this package. */
-export const shippedModelsDir = fileURLToPath(new URL("../../models/", import.meta.url))
-export const shippedModel = "update-judge"
+/**
+ * What training recorded of the judge, shipped with this package (training/judge): its adapter,
+ * graph skeleton and `judge.json`, from which fetch-models builds the graph into the models folder.
+ */
+export const recordedDir = fileURLToPath(new URL("../../models/update-judge/", import.meta.url))
+/** The judge's folder in the models folder (`UMO_MODELS_DIR`), as fetch-models builds it. */
+export const judgeModel = "update-judge"
 
-/** What training recorded beside the model (`judge.json`): its SHA-256 and threshold. */
+/** What training recorded (`judge.json`): the graph, its SHA-256, the threshold. */
 const Manifest = Schema.Struct({
   model: Schema.String,
+  graph: Schema.Literals(["onnx/model_int8.onnx", "onnx/model.onnx"]),
   sha256: Schema.String,
   threshold: Schema.Number,
   max_tokens: Schema.Number
@@ -21,58 +27,59 @@ const Manifest = Schema.Struct({
 export type Manifest = typeof Manifest.Type
 
 export interface LearnedJudgeOptions {
-  /** Default: the model this package ships. */
+  /** The models folder holding the built judge (default `UMO_MODELS_DIR`'s). */
   readonly modelsDir?: string
-  readonly model?: string
+  /** Where training's record is (default the one this package ships). */
+  readonly recorded?: string
   /** Default: the threshold training chose on its calibration split. */
   readonly threshold?: number
   /** Seconds the model stays loaded after its last call; 0, for good (default 300). */
   readonly idleSeconds?: number
 }
 
-const graphPath = (dir: string) => join(dir, "onnx", "model_int8.onnx")
-
 /**
- * The model's manifest, once its graph is checked against the SHA-256 training recorded: a graph
- * with other bytes (a partial download, a file edited by hand, a model trained again without its
- * manifest) is refused, never run.
+ * Training's record, once the built graph is checked against the SHA-256 it records: a graph with
+ * other bytes (a partial build, a file edited by hand, a model trained again) is refused, never run.
  */
-export const checkedManifest = (dir: string): Effect.Effect<Manifest, UpdateJudgeError> =>
+export const checkedManifest = (recorded: string, built: string): Effect.Effect<Manifest, UpdateJudgeError> =>
   Effect.gen(function* () {
-    const judge = `learned (${dir})`
-    const manifestPath = join(dir, "judge.json")
-    if (!existsSync(manifestPath) || !existsSync(graphPath(dir)))
-      return yield* new UpdateJudgeError({
-        judge,
-        detail: `the update judge's model is not in ${dir} (judge.json and onnx/model_int8.onnx); restore it from the checkout or run \`npm run train:judge\``
-      })
+    const judge = `learned (${built})`
+    const manifestPath = join(recorded, "judge.json")
     const manifest = yield* Effect.try({
       try: () => Schema.decodeUnknownSync(Manifest)(JSON.parse(readFileSync(manifestPath, "utf8"))),
       catch: (cause) =>
         new UpdateJudgeError({ judge, detail: `${manifestPath} is not a judge manifest`, cause })
     })
-    const digest = createHash("sha256")
-      .update(readFileSync(graphPath(dir)))
-      .digest("hex")
+    const graph = join(built, manifest.graph)
+    if (!existsSync(graph))
+      return yield* new UpdateJudgeError({
+        judge,
+        detail: `the update judge is not built in ${built} (${manifest.graph}); run \`${fetchModelsCommand()}\``
+      })
+    const digest = createHash("sha256").update(readFileSync(graph)).digest("hex")
     if (digest !== manifest.sha256)
       return yield* new UpdateJudgeError({
         judge,
-        detail: `${graphPath(dir)} has SHA-256 ${digest}, not the ${manifest.sha256} its judge.json records; refusing to run it (restore the file, or retrain with \`npm run train:judge\`)`
+        detail: `${graph} has SHA-256 ${digest}, not the ${manifest.sha256} training recorded; refusing to run it (build it again: \`${fetchModelsCommand()}\`)`
       })
     return manifest
   })
 
 /**
- * The learned update judge: a MiniLM cross-encoder fine-tuned here (training/judge), int8, on a
- * thread of its own that loads the model on the first call (about 0.3 s).
+ * The learned update judge: all-mpnet-base-v2 with the LoRA adapter trained here (training/judge),
+ * as fetch-models builds it, on a thread of its own that loads the model on the first call.
  */
 export const make = (options: LearnedJudgeOptions = {}) =>
   Effect.gen(function* () {
-    const modelsDir = options.modelsDir ?? shippedModelsDir
-    const model = options.model ?? shippedModel
-    const manifest = yield* checkedManifest(join(modelsDir, model))
+    const modelsDir = options.modelsDir ?? (yield* modelsDirConfig)
+    const manifest = yield* checkedManifest(options.recorded ?? recordedDir, join(modelsDir, judgeModel))
     const name = `learned:${manifest.model}@${manifest.sha256.slice(0, 12)}`
-    const setup: LearnedJudgeSetup = { modelsDir, model, maxTokens: manifest.max_tokens }
+    const setup: LearnedJudgeSetup = {
+      modelsDir,
+      model: judgeModel,
+      maxTokens: manifest.max_tokens,
+      dtype: manifest.graph === "onnx/model.onnx" ? "fp32" : "int8"
+    }
     const { run } = yield* modelThread<JudgeTask, Array<number>>(
       import.meta.url,
       "LearnedJudgeWorker",

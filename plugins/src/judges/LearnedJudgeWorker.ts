@@ -1,6 +1,6 @@
 /**
  * The thread the learned update judge runs on (see LearnedJudge.ts): a cross-encoder reading the
- * earlier memory and the newer one as one input, as training/judge/train.py trained it.
+ * earlier memory and the newer one as one input, as training/judge/student.py trained it.
  */
 import { workerData } from "piscina"
 import { pairClassifier } from "../support/PairClassifier.js"
@@ -11,6 +11,8 @@ export interface LearnedJudgeSetup {
   readonly model: string
   /** Tokens of both memories together, as in training; a longer pair loses its end. */
   readonly maxTokens: number
+  /** Which graph training shipped: int8 unless quantizing lost its scores. */
+  readonly dtype: "int8" | "fp32"
 }
 
 export interface JudgeTask {
@@ -18,7 +20,7 @@ export interface JudgeTask {
 }
 
 const setup = workerData as LearnedJudgeSetup
-const logit = await pairClassifier(setup.modelsDir, setup.model, setup.maxTokens)
+const logit = await pairClassifier(setup.modelsDir, setup.model, setup.maxTokens, setup.dtype)
 
 /** Each pair's probability that its newer memory makes the earlier out of date, in order, each scored alone. */
 export default async ({ pairs }: JudgeTask): Promise<Array<number>> => {

@@ -16,11 +16,16 @@ type Model = (inputs: unknown) => Promise<{ logits: Tensor }>
  * its activations with one scale over a batch, so a pair scored beside others would score a
  * little differently; alone it always scores the same.
  */
-export const pairClassifier = async (modelsDir: string, model: string, maxTokens: number) => {
+export const pairClassifier = async (
+  modelsDir: string,
+  model: string,
+  maxTokens: number,
+  dtype: "int8" | "fp32" = "int8"
+) => {
   const transformers = await localTransformers(modelsDir)
   const tokenize = (await transformers.AutoTokenizer.from_pretrained(model)) as unknown as Tokenizer
   const classify = (await transformers.AutoModelForSequenceClassification.from_pretrained(model, {
-    dtype: "int8",
+    dtype,
     session_options: sessionOptions
   })) as unknown as Model
   return async (first: string, second: string): Promise<number> =>

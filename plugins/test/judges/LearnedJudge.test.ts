@@ -7,21 +7,36 @@ import { LearnedJudge } from "@umo/plugins"
 import { Effect, Exit } from "effect"
 import { describe, expect } from "vitest"
 
-const shipped = join(LearnedJudge.shippedModelsDir, LearnedJudge.shippedModel)
-const parity = JSON.parse(readFileSync(join(shipped, "parity.json"), "utf8")) as Array<{
+const recorded = JSON.parse(readFileSync(join(LearnedJudge.recordedDir, "judge.json"), "utf8")) as {
+  sha256: string
+  graph: string
+}
+const parity = JSON.parse(readFileSync(join(LearnedJudge.recordedDir, "parity.json"), "utf8")) as Array<{
   earlier: string
   newer: string
   probability: number
 }>
 
 /**
- * How far Node's probabilities may stray from training's: the same int8 graph, run by
- * onnxruntime-node with transformers.js's tokenizer rather than Python's onnxruntime and tokenizers.
+ * How far Node's probabilities may stray from training's: the same graph, built at install from
+ * the adapter as training built it, run by onnxruntime-node with transformers.js's tokenizer rather
+ * than Python's onnxruntime and tokenizers.
  */
 const tolerance = 0.01
+const modelsDir = process.env["UMO_MODELS_DIR"] ?? "./models"
+
+/** The built judge copied into a models folder of its own, `change`d first. */
+const copied = (change: (dir: string) => void) => {
+  const dir = mkdtempSync(join(tmpdir(), "umo-judge-"))
+  cpSync(join(modelsDir, LearnedJudge.judgeModel), join(dir, LearnedJudge.judgeModel), {
+    recursive: true
+  })
+  change(join(dir, LearnedJudge.judgeModel))
+  return dir
+}
 
 describe("LearnedJudge", () => {
-  it.layer(LearnedJudge.layer(), { timeout: "120 seconds" })((it) => {
+  it.layer(LearnedJudge.layer({ modelsDir }), { timeout: "120 seconds" })((it) => {
     it.effect("scores the training script's parity sample as training did", () =>
       Effect.gen(function* () {
         const judge = yield* UpdateJudge
@@ -51,18 +66,31 @@ describe("LearnedJudge", () => {
 
   it.effect("refuses a model whose SHA-256 is not the one training recorded, naming both", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "umo-judge-"))
-      try {
-        cpSync(shipped, join(dir, "update-judge"), { recursive: true })
-        const graph = join(dir, "update-judge", "onnx", "model_int8.onnx")
+      const dir = copied((judge) => {
+        const graph = join(judge, recorded.graph)
         const bytes = readFileSync(graph)
         bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1
         writeFileSync(graph, bytes)
+      })
+      try {
         const made = yield* Effect.exit(Effect.scoped(LearnedJudge.make({ modelsDir: dir })))
         expect(Exit.isFailure(made)).toBe(true)
         const message = String(Exit.isFailure(made) ? made.cause : "")
         expect(message).toContain("not the")
-        expect(message).toContain(JSON.parse(readFileSync(join(shipped, "judge.json"), "utf8")).sha256)
+        expect(message).toContain(recorded.sha256)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  )
+
+  it.effect("refuses to start without the built graph, naming the command that builds it", () =>
+    Effect.gen(function* () {
+      const dir = copied((judge) => rmSync(join(judge, recorded.graph)))
+      try {
+        const made = yield* Effect.exit(Effect.scoped(LearnedJudge.make({ modelsDir: dir })))
+        expect(Exit.isFailure(made)).toBe(true)
+        expect(String(Exit.isFailure(made) ? made.cause : "")).toContain("fetch-models")
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
