@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rebuild_onnx import mpnet, read_safetensors  # noqa: E402
 
 TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"]
-QUANTIZATION = "quantize_dynamic, QInt8 weights per channel, 7-bit range, MatMul and Gemm"
+# The word embeddings too (Gather): in fp32 they are 94 of the graph's 181 MB held while it runs.
+QUANTIZATION = "quantize_dynamic, QInt8 weights per channel, 7-bit range, MatMul, Gemm and Gather"
 
 
 def merged(base: dict, adapter: dict, scale: float) -> dict:
@@ -64,7 +65,7 @@ def quantize(fp32: Path, int8: Path) -> None:
 
     # Its advice to pre-process the graph is printed on every run: a quiet install leaves it out.
     logging.getLogger().setLevel(logging.ERROR)
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gemm"], per_channel=True, reduce_range=True)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gemm", "Gather"], per_channel=True, reduce_range=True)
 
 
 def sha256(path: Path) -> str:

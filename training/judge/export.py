@@ -121,17 +121,26 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
     labels = [r["label"] for r in calibration]
     scores = {"torch": [], "fp32": [], "int8": []}
     seconds = {"fp32": 0.0, "int8": 0.0}
+    sigmoid = lambda logit: 1 / (1 + math.exp(-logit))  # noqa: E731
+    # PyTorch and the fp32 graph in batches (padding changes nothing: it is masked out of the
+    # pooling); the int8 graph one pair at a time, as the service runs it (its activations are
+    # quantized with one scale per call).
+    for start in range(0, len(calibration), 32):
+        rows = calibration[start : start + 32]
+        enc = tokenizer([r["earlier"] for r in rows], [r["newer"] for r in rows], truncation=True, max_length=max_tokens, padding=True, return_tensors="np")
+        feeds = {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask")}
+        with torch.no_grad():
+            logits = plain(torch.from_numpy(feeds["input_ids"]), torch.from_numpy(feeds["attention_mask"])).squeeze(-1).tolist()
+        scores["torch"] += [sigmoid(x) for x in logits]
+        t = time.perf_counter()
+        scores["fp32"] += [sigmoid(float(x)) for x in sessions["fp32"].run(["logits"], feeds)[0][:, 0]]
+        seconds["fp32"] += time.perf_counter() - t
     for row in calibration:
         enc = encode(row, "np")
         feeds = {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask")}
-        with torch.no_grad():
-            logit = plain(torch.from_numpy(feeds["input_ids"]), torch.from_numpy(feeds["attention_mask"])).item()
-        scores["torch"].append(1 / (1 + math.exp(-logit)))
-        for name, session in sessions.items():
-            t = time.perf_counter()
-            logit = float(session.run(["logits"], feeds)[0][0][0])
-            seconds[name] += time.perf_counter() - t
-            scores[name].append(1 / (1 + math.exp(-logit)))
+        t = time.perf_counter()
+        scores["int8"].append(sigmoid(float(sessions["int8"].run(["logits"], feeds)[0][0][0])))
+        seconds["int8"] += time.perf_counter() - t
     auc = {name: round(pairs_data.auc(s, labels), 4) for name, s in scores.items()}
     drift = {name: round(max(abs(a - b) for a, b in zip(scores["torch"], s)), 5) for name, s in scores.items() if name != "torch"}
     shipped = "int8" if auc["int8"] >= auc["fp32"] - INT8_AUC_LOSS else "fp32"
@@ -173,6 +182,7 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
             "pairs": len(calibration),
             "auc": auc,
             "largest_difference_from_pytorch": drift,
+            # fp32 in batches of 32, int8 one pair at a time.
             "ms_per_pair": {k: round(v * 1000 / len(calibration), 2) for k, v in seconds.items()},
             "at_threshold": chosen,
             "curve": [pairs_data.at(scores[shipped], labels, t / 20) for t in range(1, 20)],
