@@ -27,8 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rebuild_onnx import mpnet, read_safetensors  # noqa: E402
 
 TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"]
-# The word embeddings too (Gather): in fp32 they are 94 of the graph's 181 MB held while it runs.
-QUANTIZATION = "quantize_dynamic, QInt8 weights per channel, 7-bit range, MatMul, Gemm and Gather"
+# What is quantized, as judge.json records it (`quantized_ops`; MatMul and Gemm when it names none):
+# the word embeddings too (Gather), which in fp32 are 94 of the graph's 181 MB held while it runs.
+QUANTIZED_OPS = ["MatMul", "Gemm", "Gather"]
+QUANTIZATION = "quantize_dynamic, QInt8 weights per channel, 7-bit range"
 
 
 def merged(base: dict, adapter: dict, scale: float) -> dict:
@@ -58,14 +60,14 @@ def fill(graph, tensors: dict, mapping: dict) -> bytes:
     return graph.SerializeToString()
 
 
-def quantize(fp32: Path, int8: Path) -> None:
+def quantize(fp32: Path, int8: Path, ops: list) -> None:
     import logging
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     # Its advice to pre-process the graph is printed on every run: a quiet install leaves it out.
     logging.getLogger().setLevel(logging.ERROR)
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gemm", "Gather"], per_channel=True, reduce_range=True)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, op_types_to_quantize=ops, per_channel=True, reduce_range=True)
 
 
 def sha256(path: Path) -> str:
@@ -105,7 +107,7 @@ def rebuild(judge_dir: Path, base: Path, out: Path) -> None:
     if graph_file.name == "model_int8.onnx":
         fp32 = staged / "model_fp32.onnx"
         fp32.write_bytes(data)
-        quantize(fp32, graph_file)
+        quantize(fp32, graph_file, about.get("quantized_ops", ["MatMul", "Gemm"]))
         fp32.unlink()
     else:
         graph_file.write_bytes(data)

@@ -115,7 +115,7 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
         raise SystemExit("export: the graph rebuilt from its skeleton differs from the export")
     say(f"fp32 graph {len(exported) >> 20} MB; skeleton {len(skeleton) >> 10} KB, {len(mapping)} weights mapped")
     int8 = scratch / "onnx" / "model_int8.onnx"
-    rebuild_judge.quantize(fp32, int8)
+    rebuild_judge.quantize(fp32, int8, rebuild_judge.QUANTIZED_OPS)
 
     sessions = {name: onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"]) for name, path in (("fp32", fp32), ("int8", int8))}
     labels = [r["label"] for r in calibration]
@@ -177,7 +177,8 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
         "lora": {"rank": hyper["rank"], "alpha": hyper["alpha"], "scale": scale, "first_adapted_layer": hyper["first_adapted_layer"]},
         "training": {k: hyper[k] for k in ("seed", "epochs", "batch", "learning_rate", "train")},
         "versions": {"torch": torch.__version__, "onnxruntime": onnxruntime.__version__, "onnx": onnx.__version__},
-        "quantization": rebuild_judge.QUANTIZATION if shipped == "int8" else "none: fp32 (int8 lost more than the allowed AUC)",
+        "quantization": f"{rebuild_judge.QUANTIZATION}, {', '.join(rebuild_judge.QUANTIZED_OPS)}" if shipped == "int8" else "none: fp32 (int8 lost more than the allowed AUC)",
+        "quantized_ops": rebuild_judge.QUANTIZED_OPS,
         "calibration": {
             "pairs": len(calibration),
             "auc": auc,
