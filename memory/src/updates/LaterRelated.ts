@@ -25,6 +25,8 @@ export const linkedNearness = 0.6
 export const linkedProbability = 0.5
 /** How long a search waits for the judge's links before it answers with the links by nearness. */
 const judgeWaitMs = 400
+/** Pairs a search puts to the judge at most (the nearest unsure ones): each costs about 30 ms. */
+const judgedPerSearch = 3
 
 /** A later memory of the same person linked to a result, with its time and why it is linked. */
 export interface LaterRelated {
@@ -126,7 +128,12 @@ export const make = Effect.gen(function* () {
               ]
         })
       )
-      const scores = yield* judged(pairs.filter((p) => p.near < linkedNearness))
+      const scores = yield* judged(
+        pairs
+          .filter((p) => p.near < linkedNearness)
+          .sort((a, b) => b.near - a.near)
+          .slice(0, judgedPerSearch)
+      )
       const out = new Map<string, Array<LaterRelated>>()
       for (const [i, memory] of first.entries()) {
         const links = candidates[i]!.flatMap((c): Array<LaterRelated> => {
