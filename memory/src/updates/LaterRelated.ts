@@ -8,14 +8,13 @@ import {
   UpdateJudge
 } from "@umo/core"
 import { Effect, Option } from "effect"
+import { judgedNearness } from "./Judging.js"
 import { sameScope, sameWords } from "./Scope.js"
 
 /** How many of a search's first results carry their later related memories. */
 export const linkedResults = 3
 /** Later memories shown per result, at most. */
 export const linksPerResult = 3
-/** How near in meaning (cosine of first chunks) a later memory must be to be considered at all. */
-export const consideredNearness = 0.3
 /** From this nearness, a later memory is linked by nearness alone: it speaks of the same thing. */
 export const linkedNearness = 0.6
 /**
@@ -110,7 +109,7 @@ export const make = Effect.gen(function* () {
         },
         { concurrency: "unbounded" }
       )
-      const candidates = near.map((found) => found.filter((c) => c.score >= consideredNearness))
+      const candidates = near.map((found) => found.filter((c) => c.score >= judgedNearness))
       const ids = [...new Set(candidates.flat().map((c) => c.umo_id))]
       const read = new Map((yield* index.recalled(accountId, ids)).map((m) => [m.umo_id, m]))
       const pairs = first.flatMap((memory, i) =>
