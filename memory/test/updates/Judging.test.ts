@@ -1,6 +1,6 @@
 import { it } from "@effect/vitest"
 import {
-  AccountStore,
+  type AccountStore,
   Embedder,
   genesisHash,
   type JudgedPair,
@@ -10,12 +10,11 @@ import {
   type UpdateJudgeShape,
   verifyEntry
 } from "@umo/core"
-import { Memory, MemoryAccount, memoryLayer } from "@umo/memory"
-import { Database, SigningKey, StorageStack } from "@umo/plugins"
+import { Memory } from "@umo/memory"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
-import { testKeyPem } from "../../../plugins/test/storage/fixtures.js"
+import { as, testMemory } from "../support/TestMemory.js"
 
 // A judge that never answers is given up on after this long (default 5 s).
 process.env["UMO_JUDGE_TIMEOUT_MS"] = "300"
@@ -49,25 +48,7 @@ const judges = {
   silent: { name: "silent", threshold: 0.5, score: () => Effect.never }
 } satisfies Record<string, UpdateJudgeShape>
 
-const withJudge = (judge: UpdateJudgeShape) =>
-  memoryLayer({ updateJudge: judge }).pipe(
-    Layer.provideMerge(
-      StorageStack.layer({
-        database: Database.pglite(),
-        signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
-        embedder: NearEmbedder
-      })
-    )
-  )
-
-/** Runs `effect` as the account named `name` (made on first use). */
-const as =
-  (name: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(
-      Effect.flatMap(Effect.service(AccountStore), (accounts) => Effect.orDie(accounts.ensureAccount(name))),
-      (account) => Effect.provideService(effect, MemoryAccount, account)
-    )
+const withJudge = (judge: UpdateJudgeShape) => testMemory(NearEmbedder, { updateJudge: judge })
 
 const scopes = [{ user_id: "u1" }, { user_id: "u2" }, { agent_id: "bot" }, {}] as const
 const scopeKey = (m: { user_id: string | null; agent_id: string | null }) =>

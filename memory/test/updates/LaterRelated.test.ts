@@ -1,11 +1,10 @@
 import { it } from "@effect/vitest"
-import { AccountStore, Embedder, type JudgedPair, makeEmbedder, type UpdateJudgeShape } from "@umo/core"
-import { Memory, MemoryAccount, memoryLayer } from "@umo/memory"
-import { Database, SigningKey, StorageStack } from "@umo/plugins"
+import { type AccountStore, Embedder, type JudgedPair, makeEmbedder, type UpdateJudgeShape } from "@umo/core"
+import { Memory } from "@umo/memory"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
-import { testKeyPem } from "../../../plugins/test/storage/fixtures.js"
+import { as, testMemory } from "../support/TestMemory.js"
 
 /**
  * Texts with "far" point one way, the rest another: two of a kind are near (cosine 1, linked by
@@ -29,23 +28,7 @@ const unsureJudge: UpdateJudgeShape = {
     Effect.succeed(pairs.map((p) => (p.newer.includes("NEW") ? 0.7 : 0.1)))
 }
 
-const layer = memoryLayer({ updateJudge: unsureJudge }).pipe(
-  Layer.provideMerge(
-    StorageStack.layer({
-      database: Database.pglite(),
-      signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
-      embedder: TwoWayEmbedder
-    })
-  )
-)
-
-const as =
-  (name: string) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(
-      Effect.flatMap(Effect.service(AccountStore), (accounts) => Effect.orDie(accounts.ensureAccount(name))),
-      (account) => Effect.provideService(effect, MemoryAccount, account)
-    )
+const layer = testMemory(TwoWayEmbedder, { updateJudge: unsureJudge })
 
 const scopes = [{ user_id: "u1" }, { user_id: "u2" }, { agent_id: "bot" }, {}] as const
 const scopeKey = (m: { user_id: string | null; agent_id: string | null }) =>
