@@ -6,6 +6,8 @@
  *   npm run bench:updates -- --quick   # among 1,000 memories of 100 users
  *   npm run bench:updates -- --memories 100000 --users 10000   # a larger account
  *   npm run bench:updates -- --quick --sets dev,test   # some sets only (never written as the results)
+ *   npm run bench:updates -- --quick --passes learned  # the learned judge's pass only (a new judge
+ *                                                       # against the rules' figures of an earlier run)
  *
  * Reports: the current fact ranked first by search, ask answering the current value (and the
  * earlier one, for questions about the past, and every value, for additive facts), supersessions
@@ -58,7 +60,9 @@ const passKinds = [
   { name: "learned", judge: "learned", infer: true },
   { name: "rules", judge: "rules", infer: true },
   { name: "off", judge: "learned", infer: false }
-] as const
+].filter((p) => argument("passes")?.split(",").includes(p.name) ?? true)
+if (!passKinds.some((p) => p.name === "learned"))
+  throw new Error("--passes: the learned pass is the one the table is made of")
 /** The learned judge, made once for the passes that use it; its thread closes with `judgeScope`. */
 const judgeScope = await Effect.runPromise(Scope.make())
 const learnedJudge = await Effect.runPromise(LearnedJudge.make().pipe(Scope.provide(judgeScope)))
@@ -162,17 +166,21 @@ try {
             `learned judge (\`UMO_UPDATE_JUDGE=learned\`), never-read sets (${neverRead.map((s) => s.name).join(", ")})`,
             combined(neverRead.map((set) => bySet["learned"]![set.name]!))
           ),
-          row(
-            `**fact rules (default), never-read sets**`,
-            combined(neverRead.map((set) => bySet["rules"]![set.name]!))
-          )
+          ...(bySet["rules"] === undefined
+            ? []
+            : [
+                row(
+                  `**fact rules (default), never-read sets**`,
+                  combined(neverRead.map((set) => bySet["rules"]![set.name]!))
+                )
+              ])
         ]
       : []),
     row("learned judge (`UMO_UPDATE_JUDGE=learned`), all sets", learned),
-    row("**fact rules (default), all sets**", passes.rules!),
-    row("off (`infer_updates: false`), all sets", passes.off!),
+    ...(passes.rules === undefined ? [] : [row("**fact rules (default), all sets**", passes.rules)]),
+    ...(passes.off === undefined ? [] : [row("off (`infer_updates: false`), all sets", passes.off)]),
     "",
-    `Capture p50 / p95 ms in the account of ${others.memories.toLocaleString("en")} memories over ${others.users.toLocaleString("en")} users: learned judge ${capture(learned)}, fact rules ${capture(passes.rules!)}, no inference ${capture(passes.off!)} (same run).`,
+    `Capture p50 / p95 ms in the account of ${others.memories.toLocaleString("en")} memories over ${others.users.toLocaleString("en")} users: learned judge ${capture(learned)}${passes.rules === undefined ? "" : `, fact rules ${capture(passes.rules)}`}${passes.off === undefined ? "" : `, no inference ${capture(passes.off)}`} (same run).`,
     `Search p50 / p95 ms among ${others.memories.toLocaleString("en")} memories, ${latencyQueries} queries each: filtered by one user ${latency.filtered?.p50} / ${latency.filtered?.p95}, unfiltered ${latency.unfiltered?.p50} / ${latency.unfiltered?.p95}.`,
     erasure === undefined
       ? ""
@@ -184,7 +192,7 @@ try {
     benchmark: "scopes and updates",
     machine: machine(),
     // Some sets only is not the benchmark: written where a quick run's results go.
-    quick: quick || only !== undefined,
+    quick: quick || only !== undefined || passKinds.length < 3,
     scenario_sets: sets.map((s) => ({ name: s.name, people: s.people.length })),
     other_users: others,
     load_seconds: loadSeconds,
