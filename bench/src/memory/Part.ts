@@ -39,6 +39,7 @@ export type PartName =
   | "embedder-32-single"
   | "embedder-32-batch"
   | "reranker"
+  | "judge"
   | "nlp"
   | "index"
 
@@ -209,6 +210,17 @@ const parts: Record<PartName, () => Promise<unknown>> = {
       maxTokens: 256
     })
     await score.run({ query: "Where did Caroline move from?", passages: texts.slice(0, 20) })
+  },
+  // The update judge on its thread (LearnedJudgeWorker.js, the workerData LearnedJudge gives it),
+  // scoring three pairs of texts one at a time, as capture asks it about a memory's nearest three.
+  judge: async () => {
+    const judged = await pool("plugins/dist/judges/LearnedJudge.js", "LearnedJudgeWorker", {
+      modelsDir: join(request.root, "models"),
+      model: "update-judge",
+      maxTokens: 128,
+      dtype: "int8"
+    })
+    await judged.run({ pairs: [0, 1, 2].map((i) => ({ earlier: texts[i], newer: texts[i + 3] })) })
   },
   // The language engines and fact patterns, loaded on this thread as the server's start does.
   nlp: async () => {

@@ -29,6 +29,7 @@ const descriptions: Record<string, string> = {
     "embedding model, 32 texts of 1,000 characters one per call (as the server runs int8)",
   "embedder-32-batch": "embedding model, the same 32 texts in one call (the batch's activations at once)",
   reranker: "cross-encoder (ms-marco-MiniLM-L-12-v2 int8) on its thread, 20 passages scored",
+  judge: "update judge (the mpnet student, int8) on its thread, 3 pairs scored (UMO_UPDATE_JUDGE=learned)",
   nlp: "language engines and fact patterns (warmUp) on the main thread",
   index: "in-process search index (AccountIndex), HNSW graph built, one search"
 }
@@ -81,6 +82,7 @@ export const measureParts = (
     { part: "embedder-32-single", label: "embedder-32-single" },
     { part: "embedder-32-batch", label: "embedder-32-batch" },
     { part: "reranker", label: "reranker" },
+    { part: "judge", label: "judge" },
     { part: "nlp", label: "nlp" },
     ...indexSizes.map((memories) => ({
       part: "index" as const,
