@@ -85,12 +85,24 @@ const program = Effect.gen(function* () {
     judges.push(model, LanguageModelJudge.decidingUnsure(judges[1]!, model))
   }
   const rows: Array<Record<string, unknown>> = []
-  const row = (set: string, judge: UpdateJudgeShape, pairs: ReadonlyArray<Pair>, scores: ReadonlyArray<number>, ms: number) => ({
+  const row = (
+    set: string,
+    judge: UpdateJudgeShape,
+    pairs: ReadonlyArray<Pair>,
+    scores: ReadonlyArray<number>,
+    ms: number
+  ) => ({
     set,
     judge: judge.name,
     pairs: pairs.length,
     updates: pairs.filter((p) => p.label).length,
-    auc: Math.round(rocAuc(scores, pairs.map((p) => p.label)) * 1e4) / 1e4,
+    auc:
+      Math.round(
+        rocAuc(
+          scores,
+          pairs.map((p) => p.label)
+        ) * 1e4
+      ) / 1e4,
     ms_per_pair: Math.round(ms * 100) / 100,
     at_threshold: at(scores, pairs, judge.threshold),
     curve: thresholds.map((t) => at(scores, pairs, t))
@@ -116,7 +128,8 @@ const program = Effect.gen(function* () {
   }
   for (const judge of judges) {
     const all = pooled.get(judge.name)
-    if (all !== undefined) rows.push(row("never read, pooled", judge, all.pairs, all.scores, all.ms / all.pairs.length))
+    if (all !== undefined)
+      rows.push(row("never read, pooled", judge, all.pairs, all.scores, all.ms / all.pairs.length))
   }
   return { judges: judges.map((j) => ({ name: j.name, threshold: j.threshold })), rows }
 })

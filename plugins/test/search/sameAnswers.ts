@@ -78,5 +78,6 @@ export const sameAnswers = (
     expect(byId(i)).toEqual(byId(j))
     const [k, l] = yield* Effect.all([indexed.vectors(account, ids), database.vectors(account, ids)])
     expect(new Set(k.keys())).toEqual(new Set(l.keys()))
-    for (const [id, vector] of k) expect(vector.map((x) => Math.round(x * 1e5))).toEqual(l.get(id)!.map((x) => Math.round(x * 1e5)))
+    for (const [id, vector] of k)
+      expect(vector.map((x) => Math.round(x * 1e5))).toEqual(l.get(id)!.map((x) => Math.round(x * 1e5)))
   })
