@@ -120,7 +120,7 @@ describe("batch and search", () => {
             .slice(1)
             .filter((name) => name !== "read")
             .sort()
-        ).toEqual(["auth", "context", "embed", "entities", "rescore", "sync", "text", "vector"])
+        ).toEqual(["auth", "context", "embed", "entities", "links", "rescore", "sync", "text", "vector"])
         // A small account is loaded into the in-process index by its first search, which serves it.
         expect(metrics.find((m) => m.startsWith("sync;"))).toMatch(/;desc=index$/)
         for (const [payload, rule] of [
