@@ -154,8 +154,8 @@ def at(scores, labels, threshold: float) -> dict:
     return {
         "threshold": round(threshold, 3),
         "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
-        "recall": round(tp / positives, 4),
-        "false_positive_rate": round(fp / negatives, 4),
+        "recall": round(tp / positives, 4) if positives else 0.0,
+        "false_positive_rate": round(fp / negatives, 4) if negatives else 0.0,
     }
 
 
@@ -164,6 +164,19 @@ def threshold(scores, labels, fpr: float = 0.01) -> dict:
     supersession hides a true memory, a missed one only ranks lower."""
     fine = [at(scores, labels, t / 1000) for t in range(50, 1000)]
     return next((p for p in fine if p["false_positive_rate"] <= fpr), fine[-1])
+
+
+def threshold_over_voices(scores, labels, voices, fpr: float = 0.01) -> dict:
+    """The lowest threshold at which every calibration voice's non-updates are taken for updates
+    at most `fpr` of the time: the judge will meet voices unlike any it was trained or calibrated
+    on, and a threshold right for their pooled average lets the hardest of them through."""
+    worst = 0.0
+    for voice in sorted(set(voices)):
+        own = [i for i, v in enumerate(voices) if v == voice]
+        if sum(1 for i in own if labels[i] == 0) < 100 or sum(1 for i in own if labels[i] == 1) == 0:
+            continue
+        worst = max(worst, threshold([scores[i] for i in own], [labels[i] for i in own], fpr)["threshold"])
+    return at(scores, labels, worst)
 
 
 def write_calibration(path: Path, rows, scores, labels) -> None:

@@ -54,6 +54,7 @@ parser.add_argument("--batch", type=int, default=16)
 parser.add_argument("--lr", type=float, default=3e-4)
 parser.add_argument("--save-every", type=int, default=100)
 parser.add_argument("--fresh", action="store_true", help="ignore a checkpoint and start again")
+parser.add_argument("--data", default=str(HERE / "data"), help="the pairs (default training/judge/data)")
 parser.add_argument("--out", default=str(ROOT / "plugins" / "models" / "update-judge"), help="where export writes what ships")
 args = parser.parse_args()
 started = time.monotonic()
@@ -68,7 +69,7 @@ torch.set_num_threads(2)
 # --- data -----------------------------------------------------------------------------------------
 import data as pairs_data  # noqa: E402
 
-train, calibration = pairs_data.splits(HERE / "data", SEED, CALIBRATION_VOICES, CALIBRATION_SHARE)
+train, calibration = pairs_data.splits(Path(args.data), SEED, CALIBRATION_VOICES, CALIBRATION_SHARE)
 say(f"calibration voices: {sorted({p['writer'] for p in calibration if p['kind'] != 'real'})}")
 say(f"train {len(train)} pairs ({sum(p['label'] for p in train)} updates), calibration {len(calibration)} ({sum(p['label'] for p in calibration)} updates)")
 
@@ -229,5 +230,8 @@ if args.stage == "train":
 if args.stage == "export":
     import export
 
+    # How far training went: a run stopped before its end is exported from its last checkpoint.
+    progress = torch.load(STATE / "optimizer.pt", weights_only=False) if (STATE / "optimizer.pt").exists() else {}
     export.run(model, tokenizer, checkpoint, calibration, STUDENT / "adapter.safetensors", Path(args.out), say,
-               {"seed": SEED, "max_tokens": MAX_TOKENS, "rank": RANK, "alpha": ALPHA, "first_adapted_layer": FIRST_ADAPTED_LAYER, "epochs": args.epochs, "batch": args.batch, "learning_rate": args.lr, "train": len(train)})
+               {"seed": SEED, "max_tokens": MAX_TOKENS, "rank": RANK, "alpha": ALPHA, "first_adapted_layer": FIRST_ADAPTED_LAYER, "epochs": args.epochs, "batch": args.batch, "learning_rate": args.lr, "train": len(train),
+                "steps": f"{progress.get('step', '?')} of {progress.get('total_steps', '?')}"})
