@@ -13,9 +13,9 @@ import * as LocalModelJudge from "./LocalModelJudge.js"
  * - `UMO_UPDATE_JUDGE`: `rules` (the default: no judge; the fact rules decide, by the slots they
  *   read, in the store) or `learned` (the student trained in training/judge, all-mpnet-base-v2 with
  *   a LoRA adapter, as fetch-models builds it, beside the rules). Not the default while it
- *   supersedes more than it should: on the never-read update sets the first student found 168 of
- *   537 supersessions (the rules 27) but superseded 5.8 % of the memories that should stay current
- *   (the rules 0.3 %), for 52.4 % current first in search against 50.2 % (bench/README.md).
+ *   supersedes more than it should: on the never-read update sets it finds 161 of 537
+ *   supersessions (the rules 27) but supersedes 3.3 % of the memories that should stay current
+ *   (the rules 0.3 %), for 53.4 % current first in search against 50.2 % (bench/README.md).
  *   `UMO_INFER_UPDATES=false`
  *   infers no update at all;
  * - `UMO_UPDATE_MODEL`: a language model that decides the pairs the learned judge is unsure of —
