@@ -1,12 +1,10 @@
 import { isNewer, type RecalledMemory, UpdateJudge } from "@umo/core"
 import { Effect, Option } from "effect"
+import { pairKey, pairScores } from "./PairScores.js"
 import { factScope, sameWords } from "./Scope.js"
 
 /** How many of a question's best candidates the update judge reads, pairwise, for what is current. */
 export const judgedDepth = 4
-
-/** Pair scores kept: a memory's text never changes under its id, so neither does a pair's score. */
-const scoresKept = 20_000
 
 /**
  * For a question about how things stand now: among the best candidates (`judgedDepth`), each two of
@@ -18,7 +16,7 @@ const scoresKept = 20_000
  */
 export const make = Effect.gen(function* () {
   const judge = Option.getOrUndefined(yield* Effect.serviceOption(UpdateJudge))
-  const kept = new Map<string, number>()
+  const kept = pairScores()
 
   const newerFirst = (
     ranked: ReadonlyArray<readonly [string, number]>,
@@ -47,7 +45,7 @@ export const make = Effect.gen(function* () {
             !sameWords(a.content, b.content) &&
             isNewer(b, a)
           )
-            pairs.push({ key: `${a.umo_id}>${b.umo_id}`, earlier: a, newer: b })
+            pairs.push({ key: pairKey(a, b), earlier: a, newer: b })
       if (pairs.length === 0) return unchanged
       const unknown = pairs.filter((p) => !kept.has(p.key))
       const scores = yield* judge
@@ -60,8 +58,7 @@ export const make = Effect.gen(function* () {
         )
       if (scores === undefined) return unchanged
       for (const [i, p] of unknown.entries()) {
-        if (kept.size >= scoresKept) kept.delete(kept.keys().next().value!)
-        kept.set(p.key, scores[i]!)
+        kept.keep(p.key, scores[i]!)
       }
       const outdatedBy = new Map<string, string>()
       for (const p of pairs)

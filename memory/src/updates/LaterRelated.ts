@@ -9,6 +9,7 @@ import {
 } from "@umo/core"
 import { Effect, Option } from "effect"
 import { judgedNearness } from "./Judging.js"
+import { pairKey, pairScores } from "./PairScores.js"
 import { sameScope, sameWords } from "./Scope.js"
 
 /** How many of a search's first results carry their later related memories. */
@@ -65,23 +66,18 @@ const later = (memory: RecalledMemory): MemoryFilter => ({
 export const make = Effect.gen(function* () {
   const index = yield* MemorySearch
   const judge = Option.getOrUndefined(yield* Effect.serviceOption(UpdateJudge))
-  const kept = new Map<string, number>()
+  const kept = pairScores()
 
+  /** Puts to the judge the pairs it has not scored yet; a judge that fails or is slow scores none. */
   const judged = (pairs: ReadonlyArray<{ key: string; earlier: string; newer: string }>) =>
     Effect.gen(function* () {
       const unknown = pairs.filter((p) => !kept.has(p.key))
-      if (judge !== undefined && unknown.length > 0) {
-        const scores = yield* judge.score(unknown).pipe(
-          Effect.timeoutOrElse({ duration: judgeWaitMs, orElse: () => Effect.succeed(undefined) }),
-          Effect.orElseSucceed(() => undefined)
-        )
-        for (const [i, p] of unknown.entries()) {
-          if (scores === undefined) break
-          if (kept.size >= 20_000) kept.delete(kept.keys().next().value!)
-          kept.set(p.key, scores[i]!)
-        }
-      }
-      return kept
+      if (judge === undefined || unknown.length === 0) return
+      const scores = yield* judge.score(unknown).pipe(
+        Effect.timeoutOrElse({ duration: judgeWaitMs, orElse: () => Effect.succeed(undefined) }),
+        Effect.orElseSucceed(() => undefined)
+      )
+      if (scores !== undefined) for (const [i, p] of unknown.entries()) kept.keep(p.key, scores[i]!)
     })
 
   const linked = (
@@ -112,44 +108,36 @@ export const make = Effect.gen(function* () {
       const candidates = near.map((found) => found.filter((c) => c.score >= judgedNearness))
       const ids = [...new Set(candidates.flat().map((c) => c.umo_id))]
       const read = new Map((yield* index.recalled(accountId, ids)).map((m) => [m.umo_id, m]))
+      // Each result with its later candidates, read once: what the judge and the links both use.
       const pairs = first.flatMap((memory, i) =>
         candidates[i]!.flatMap((c) => {
           const newer = read.get(c.umo_id)
           return newer === undefined || sameWords(newer.content, memory.content)
             ? []
-            : [
-                {
-                  key: `${memory.umo_id}>${c.umo_id}`,
-                  earlier: memory.content,
-                  newer: newer.content,
-                  near: c.score
-                }
-              ]
+            : [{ key: pairKey(memory, newer), memory, newer, earlier: memory.content, near: c.score }]
         })
       )
-      const scores = yield* judged(
+      yield* judged(
         pairs
           .filter((p) => p.near < linkedNearness)
           .sort((a, b) => b.near - a.near)
           .slice(0, judgedPerSearch)
+          .map((p) => ({ key: p.key, earlier: p.earlier, newer: p.newer.content }))
       )
-      const out = new Map<string, Array<LaterRelated>>()
-      for (const [i, memory] of first.entries()) {
-        const links = candidates[i]!.flatMap((c): Array<LaterRelated> => {
-          const newer = read.get(c.umo_id)
-          if (newer === undefined || sameWords(newer.content, memory.content)) return []
-          const probability = scores.get(`${memory.umo_id}>${c.umo_id}`)
-          const base = { umo_id: newer.umo_id, content: newer.content, timestamp: newer.timestamp }
-          if (c.score >= linkedNearness) return [{ ...base, link: "nearness", score: round(c.score) }]
-          if (probability !== undefined && probability >= linkedProbability)
-            return [{ ...base, link: "judge", score: round(probability) }]
-          return []
-        })
+      const out = new Map<string, Array<LaterRelated>>(first.map((m) => [m.umo_id, []]))
+      for (const { key, memory, newer, near } of pairs) {
+        const base = { umo_id: newer.umo_id, content: newer.content, timestamp: newer.timestamp }
+        const probability = kept.get(key)
+        if (near >= linkedNearness)
+          out.get(memory.umo_id)!.push({ ...base, link: "nearness", score: round(near) })
+        else if (probability !== undefined && probability >= linkedProbability)
+          out.get(memory.umo_id)!.push({ ...base, link: "judge", score: round(probability) })
+      }
+      for (const [id, links] of out)
         out.set(
-          memory.umo_id,
+          id,
           links.sort((a, b) => Date.parse(b.timestamp) - Date.parse(a.timestamp)).slice(0, linksPerResult)
         )
-      }
       return out
     })
 
