@@ -58,6 +58,10 @@ export const slotsToMatch = (facts: ReadonlyArray<StatedFact>): ReadonlyArray<st
  */
 const holdsKind = (slot: string, other: string) => other.startsWith(`${slot}:`)
 
+/** Whether a stated attribute answers an asked one: itself, or a kind of it (`plan:trip` asks for `plan:trip:japan` too). */
+export const answersAsked = (stated: string, asked: string): boolean =>
+  stated === asked || holdsKind(asked, stated)
+
 const replaces = (newer: StatedFact, older: StatedFact): boolean =>
   older.mode !== "end" &&
   older.mode !== "keep" &&

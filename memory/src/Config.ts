@@ -17,6 +17,8 @@ import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
   type Embedder,
+  FactFinder,
+  type FactFinderShape,
   FileParser,
   type FileParserShape,
   firstSupporting,
@@ -24,7 +26,13 @@ import {
   UpdateJudge,
   type UpdateJudgeShape
 } from "@umo/core"
-import { CrossEncoderReranker, DefaultAnswerModels, FileParsers, UpdateJudgeChoice } from "@umo/plugins"
+import {
+  CrossEncoderReranker,
+  DefaultAnswerModels,
+  FactFinderLive,
+  FileParsers,
+  UpdateJudgeChoice
+} from "@umo/plugins"
 import { Config, Effect, Layer, Option, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as MemoryLive from "./MemoryLive.js"
@@ -48,6 +56,11 @@ export interface UmoConfig {
    * `UMO_UPDATE_JUDGE` picks (none, the fact rules alone; see UpdateJudgeChoice.layerConfig).
    */
   readonly updateJudge?: UpdateJudgeShape | undefined
+  /**
+   * What reads the facts memories state and questions ask (for supersessions and what is current);
+   * default the English rules with the slot sense by the embedder (FactFinderLive.layerConfig).
+   */
+  readonly factFinder?: FactFinderShape | undefined
 }
 
 /** The configuration a `umo.config.ts` default-exports; its lists are checked to be lists. */
@@ -75,7 +88,8 @@ const configKeys = new Set([
   "answerModels",
   "defaultAnswerModel",
   "fileParsers",
-  "updateJudge"
+  "updateJudge",
+  "factFinder"
 ])
 
 /**
@@ -135,6 +149,11 @@ export const memoryLayer = (config: UmoConfig = {}) =>
     Layer.provide(fileParserLayer(config)),
     Layer.provide(answerModelsLayer(config)),
     Layer.provide(CrossEncoderReranker.layerConfig),
+    Layer.provide(
+      config.factFinder === undefined
+        ? FactFinderLive.layerConfig
+        : Layer.succeed(FactFinder, config.factFinder)
+    ),
     Layer.provide(
       config.updateJudge === undefined
         ? UpdateJudgeChoice.layerConfig

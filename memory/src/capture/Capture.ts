@@ -29,7 +29,7 @@ import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fie
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
 import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields, UpdateRequest } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
-import { factFinder, inferUpdatesConfig, slotSenseConfig } from "../updates/Facts.js"
+import * as Facts from "../updates/Facts.js"
 import * as Judging from "../updates/Judging.js"
 import * as Idempotency from "./Idempotency.js"
 
@@ -132,13 +132,13 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const files = yield* FileParser
     const store = yield* MemoryStore
     const { once } = yield* Idempotency.make
-    const inferByDefault = yield* inferUpdatesConfig
+    const inferByDefault = yield* Facts.inferUpdatesConfig
 
     const run = (input: Parameters<typeof pipeline.process>[0]) =>
       pipeline.process(input).pipe(Effect.provideService(Embedder, embedder))
 
     const judging = yield* Judging.make
-    const factsOf = yield* factFinder((yield* slotSenseConfig) ? embedder.embed : undefined)
+    const facts = yield* Facts.make
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates" | "dedupe"> & {
@@ -146,7 +146,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       },
       umo: Umo
     ): Effect.Effect<CaptureWrite> =>
-      Effect.map(factsOf(umo), (facts) => {
+      Effect.map(facts.captured(umo), (stated) => {
         const infer = request.infer_updates ?? inferByDefault
         // The fact rules decide what they read, in the store (bench:judge: precision 0.9–1.0 on the
         // read sets); the update judge, when there is one, adds what they miss.
@@ -154,7 +154,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         return {
           umo,
           supersedes,
-          facts,
+          facts: stated,
           inferUpdates: infer,
           judge: infer && judging.judging,
           // A capture naming what it replaces is a new version, never a repeat.

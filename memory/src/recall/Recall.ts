@@ -1,6 +1,7 @@
 import {
   anyMemory,
   Embedder,
+  FactFinder,
   MemorySearch,
   matchesFilter,
   type RecalledMemory,
@@ -8,7 +9,6 @@ import {
   type Selection,
   type StatedFact
 } from "@umo/core"
-import { findEntities } from "@umo/plugins/nlp"
 import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
@@ -69,6 +69,7 @@ const queryVectorsKept = 1_000
 export const make = Effect.gen(function* () {
   const index = yield* MemorySearch
   const embedder = yield* Embedder
+  const finder = yield* FactFinder
   const weights = yield* weightsConfig
   const reranker = Option.getOrUndefined(yield* Effect.serviceOption(Reranker))
   const currency = yield* Currency.make
@@ -164,9 +165,9 @@ export const make = Effect.gen(function* () {
           ),
           Effect.sync(() => ({
             queryEntities: new Set(
-              findEntities(query, new Date(now).toISOString()).map((e) => entityKey(e.text))
+              finder.names(query, new Date(now).toISOString()).map((e) => entityKey(e.text))
             ),
-            reading: readQuestion(query)
+            reading: readQuestion(query, finder)
           })).pipe(timed("entities"))
         ],
         { concurrency: "unbounded" }

@@ -21,7 +21,7 @@ import { Effect, Result, Stream } from "effect"
 import { decodeRequest, InvalidRequest, storeUnavailable, type Unavailable } from "../Errors.js"
 import { parseTimestamp } from "../Fields.js"
 import { type ExportHeader, ImportRequest, type ImportSummary } from "../Transfers.js"
-import { factsOf } from "../updates/Facts.js"
+import * as Facts from "../updates/Facts.js"
 import {
   type ImportItem,
   type ItemError,
@@ -64,6 +64,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
   Effect.gen(function* () {
     const embedder = yield* Embedder
     const store = yield* MemoryStore
+    const facts = yield* Facts.make
 
     /** The pipeline's record of one item, or why it refused its content. */
     const capture = (item: ImportItem) =>
@@ -259,7 +260,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
             write: {
               umo: record.success,
               supersedes,
-              facts: factsOf(record.success),
+              facts: facts.imported(record.success),
               inferUpdates,
               supersededBy,
               origin: { key: item.origin, imported_from: item.importedFrom },

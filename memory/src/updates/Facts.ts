@@ -1,22 +1,15 @@
-import type { StatedFact, Umo } from "@umo/core"
-import { type Fact, SlotSense, statedFacts } from "@umo/plugins/nlp"
-import { Config, Duration, Effect } from "effect"
+import { FactFinder, type FoundFact, type StatedFact, type Umo } from "@umo/core"
+import { Config, Effect } from "effect"
 import { factScope } from "./Scope.js"
 
 /** Whether captures infer updates unless they say otherwise (`UMO_INFER_UPDATES`, default true). */
 export const inferUpdatesConfig = Config.Boolean("UMO_INFER_UPDATES").pipe(Config.withDefault(true))
 
-/**
- * Whether captures read facts with the slot sense besides the rules (`UMO_SLOT_SENSE`, default
- * true; see `factFinder`).
- */
-export const slotSenseConfig = Config.Boolean("UMO_SLOT_SENSE").pipe(Config.withDefault(true))
-
 const separator = "\u001f"
 
 type Scoped = Pick<Umo, "content" | "user_id" | "agent_id">
 
-const inSlots = (umo: Scoped, facts: ReadonlyArray<Fact>): ReadonlyArray<StatedFact> => {
+const inSlots = (umo: Scoped, facts: ReadonlyArray<FoundFact>): ReadonlyArray<StatedFact> => {
   const scope = factScope(umo)
   return facts.map((fact) => ({
     slot: [scope, fact.subject, fact.attribute].join(separator),
@@ -26,37 +19,20 @@ const inSlots = (umo: Scoped, facts: ReadonlyArray<Fact>): ReadonlyArray<StatedF
 }
 
 /**
- * The facts a memory states by the fact finder's rules alone, each in its slot: its scope, subject
- * and attribute, as one key. Imports read facts this way (the slot sense reads captures only).
+ * The facts a memory states, each in its slot: its scope, subject and attribute, as one key, by
+ * the FactFinder port. `captured`: all the finder reads (its rules and its sense by meaning);
+ * `imported`: what it reads at once (imports bring many memories, and state what they stated).
  */
-export const factsOf = (umo: Scoped): ReadonlyArray<StatedFact> => inSlots(umo, statedFacts(umo.content))
+export const make = Effect.gen(function* () {
+  const finder = yield* FactFinder
+  return {
+    captured: (umo: Scoped): Effect.Effect<ReadonlyArray<StatedFact>> =>
+      Effect.map(finder.read(umo.content), (facts) => inSlots(umo, facts)),
+    imported: (umo: Scoped): ReadonlyArray<StatedFact> => inSlots(umo, finder.stated(umo.content))
+  }
+})
 
-/**
- * The facts a captured memory states: the rules', and those the slot sense finds where no rule
- * read (by the embedder's sentence vectors; see `SlotSense`), unless `embed` is undefined (the
- * sense is off). The sense is made on first use, once: captures arriving while it is being made
- * wait for that one making (each used to make its own, so a first burst of 24 captures embedded
- * the examples 24 times). One the embedder could not make states nothing for the captures that
- * waited for it, and is made again on the next capture.
- */
-export const factFinder = (embed: SlotSense.Embed | undefined) =>
-  Effect.map(
-    embed === undefined
-      ? Effect.succeed(Effect.succeed(SlotSense.silent))
-      : Effect.cachedWithTTL(SlotSense.make(embed), (made) =>
-          made._tag === "Success" ? Duration.infinity : Duration.zero
-        ),
-    (ready) =>
-      (umo: Scoped): Effect.Effect<ReadonlyArray<StatedFact>> =>
-        Effect.gen(function* () {
-          const rules = statedFacts(umo.content)
-          const sense = yield* ready.pipe(Effect.orElseSucceed(() => SlotSense.silent))
-          const sensed = yield* sense.facts(umo.content, rules)
-          return inSlots(umo, [...rules, ...sensed])
-        })
-  )
-
-/** The subject and attribute of a slot `factsOf` made. */
+/** The subject and attribute of a slot `make` made. */
 export const slotParts = (slot: string): { readonly subject: string; readonly attribute: string } => {
   const parts = slot.split(separator)
   return { subject: parts.at(-2) ?? "", attribute: parts.at(-1) ?? "" }

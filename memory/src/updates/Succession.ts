@@ -1,4 +1,13 @@
-import { isNewerAmong, type QuestionType, type RankingFacts, type StatedFact, valueBefore } from "@umo/core"
+import {
+  type AskedFacts,
+  answersAsked,
+  type FactFinderShape,
+  isNewerAmong,
+  type QuestionType,
+  type RankingFacts,
+  type StatedFact,
+  valueBefore
+} from "@umo/core"
 import {
   asksAboutThePast,
   asksForTheFirst,
@@ -7,16 +16,6 @@ import {
   nowWords,
   questionType
 } from "@umo/plugins/answer"
-import {
-  type AskedFacts,
-  answersAsked,
-  askedFacts,
-  isAside,
-  namesRelative,
-  opensAhead,
-  othersNewsUnasked,
-  speaksOf
-} from "@umo/plugins/nlp"
 import { slotParts } from "./Facts.js"
 
 /** A score just below another: what "ranks below it" means once scores are compared. */
@@ -198,10 +197,12 @@ export interface QuestionReading {
   /** Not about the past, and asks how things stand now (`asksHowThingsStand`). */
   readonly aboutNow: boolean
   readonly type: QuestionType
+  /** What read the question, and reads the candidates for it. */
+  readonly finder: FactFinderShape
 }
 
-export const readQuestion = (question: string): QuestionReading => {
-  const asked = askedFacts(question)
+export const readQuestion = (question: string, finder: FactFinderShape): QuestionReading => {
+  const asked = finder.asked(question)
   const aboutThePast = asksAboutThePast(question)
   return {
     question,
@@ -209,7 +210,8 @@ export const readQuestion = (question: string): QuestionReading => {
     aboutThePast,
     aboutHowThingsStood: aboutThePast && asked.attributes.length > 0,
     aboutNow: !aboutThePast && asksHowThingsStand(question, asked),
-    type: questionType(question)
+    type: questionType(question),
+    finder
   }
 }
 
@@ -219,7 +221,11 @@ const month =
   /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i
 
 /** Whether a memory holds the kind of thing a question of this type is answered with. */
-const canAnswer = (type: QuestionType, candidate: Candidate): boolean => {
+const canAnswer = (
+  type: QuestionType,
+  candidate: Candidate,
+  namesRelative: FactFinderShape["namesRelative"]
+): boolean => {
   const types = new Set(candidate.entities.map((e) => e.type))
   // A capitalized word past the first of its sentence: a place, a person, a company.
   const named = /(?<![.!?]\s*|^)\s\p{Lu}[\p{L}'’-]+/u.test(candidate.content)
@@ -250,8 +256,12 @@ const valueKinds: Readonly<Record<string, string>> = {
  * of the question's own — "Joined a community theatre group" is no answer to "Which company does
  * she work for now?", however near in meaning; "Takealot lanyard on" is.
  */
-const ofTheKindAsked = (question: string, asked: AskedFacts): ((candidate: Candidate) => boolean) => {
-  const speaks = speaksOf(asked.attributes)
+const ofTheKindAsked = ({
+  question,
+  asked,
+  finder
+}: QuestionReading): ((candidate: Candidate) => boolean) => {
+  const speaks = finder.speaksOf(asked.attributes)
   const asking = new Set(
     contentWords(question.replace(new RegExp(nowWords.source, "gi"), " ").replace(/['’]s\b/g, ""))
   )
@@ -282,14 +292,14 @@ const nearness = { floor: 0.12, ofBest: 0.55 }
 const ownNewsFirst = (
   ranked: ReadonlyArray<readonly [string, number]>,
   records: ReadonlyMap<string, Candidate>,
-  question: string
+  { question, finder }: QuestionReading
 ): ReadonlyArray<readonly [string, number]> => {
   const top = ranked.slice(0, currencyDepth)
   const others = new Set(
     top
       .filter(([id]) => {
         const record = records.get(id)
-        return record !== undefined && othersNewsUnasked(record.content, question)
+        return record !== undefined && finder.othersNewsUnasked(record.content, question)
       })
       .map(([id]) => id)
   )
@@ -329,7 +339,7 @@ export const newestAnswerFirst = (
   readonly outdated: ReadonlySet<string>
   readonly current?: string
 } => {
-  const { question, asked, type } = reading
+  const { question, asked, type, finder } = reading
   const past = reading.aboutHowThingsStood
   // A yes-or-no question is about how things stand only when it says so ("Is she still vegan?"):
   // then the newest memory on what it asks answers it, yes or no.
@@ -337,7 +347,7 @@ export const newestAnswerFirst = (
   if ((!past && !reading.aboutNow) || scored.length === 0)
     return { ranked: scored, outdated: new Set<string>() }
   // "Which bikes does he have now?" is about the writer's too: someone else's news goes below.
-  const ranked = ownNewsFirst(scored, records, question)
+  const ranked = ownNewsFirst(scored, records, reading)
   const unchanged = { ranked, outdated: new Set<string>() }
   if (type === "list" || (type === "yes_no" && !yesOrNoNow)) return unchanged
   const stated = new Map(facts.map((f) => [f.umo_id, f.facts.filter((x) => x.mode !== "keep")]))
@@ -365,7 +375,8 @@ export const newestAnswerFirst = (
   // What is still to come answers a question about a plan, not one about how things stand now
   // (unless the rules read a fact in it: "Started at Stripe, will be commuting by bike").
   const aboutAPlan = type === "temporal" || asked.attributes.some((a) => a.startsWith("plan:"))
-  const ahead = (id: string, c: Candidate) => !past && !aboutAPlan && !statesAny(id) && opensAhead(c.content)
+  const ahead = (id: string, c: Candidate) =>
+    !past && !aboutAPlan && !statesAny(id) && finder.opensAhead(c.content)
   const best = ranked[0]![1]
   const read = ranked.slice(0, currencyDepth)
   const near = (id: string) => similarity.get(id) ?? 0
@@ -379,9 +390,9 @@ export const newestAnswerFirst = (
       ({ id, c }) =>
         // A memory the rules read stating what is asked needs no nearness: its words say so.
         (near(id) >= cut || states(id)) &&
-        !isAside(c.content) &&
+        !finder.isAside(c.content) &&
         !ahead(id, c) &&
-        canAnswer(type, c) &&
+        canAnswer(type, c, finder.namesRelative) &&
         answersByFacts(id) &&
         // "I also like Ethiopian food", "another dog": one more, never the one current value.
         !/\b(?:also|too|as well|another|one more)\b/i.test(c.content)
@@ -398,7 +409,7 @@ export const newestAnswerFirst = (
   // A memory stating no fact is read as the asked one's new value only when it speaks of the kind
   // asked (`ofTheKindAsked`). Only the newest is asked this: "Deckhand life: paint, rope, repeat"
   // was a job, for what came before.
-  const ofKind = past ? undefined : ofTheKindAsked(question, asked)
+  const ofKind = past ? undefined : ofTheKindAsked(reading)
   const target =
     ofKind === undefined
       ? answering.slice(0, answering.indexOf(anchor!)).at(-1)

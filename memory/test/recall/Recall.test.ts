@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { AccountStore, Embedder, makeEmbedder, Reranker, RerankerError } from "@umo/core"
 import { Memory, MemoryAccount, memoryLayer } from "@umo/memory"
-import { Database, SigningKey, StorageStack } from "@umo/plugins"
+import { Database, FactFinderLive, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer } from "effect"
 import { describe, expect } from "vitest"
 import { testKeyPem } from "../../../plugins/test/storage/fixtures.js"
@@ -53,7 +53,10 @@ const searchWith = (reranker: Layer.Layer<Reranker> | undefined) =>
         hits.map((h) => h.memory.umo_id)
       )
     return { zebra: ids[3]!, plain: yield* order(false), reranked: yield* order(true) }
-  }).pipe(Effect.provide(reranker ? Layer.merge(memoryLayer(), reranker) : memoryLayer()))
+  }).pipe(
+    Effect.provide(FactFinderLive.layer),
+    Effect.provide(reranker ? Layer.merge(memoryLayer(), reranker) : memoryLayer())
+  )
 
 describe("Recall with a reranker", () => {
   it.layer(Storage, { timeout: "120 seconds" })((it) => {
@@ -120,7 +123,7 @@ describe("Recall with records kept between searches", () => {
         // Deleted since it was kept: gone.
         yield* as(memory.forget(garden))
         expect((yield* found(true)).has(garden)).toBe(false)
-      }).pipe(Effect.provide(memoryLayer()))
+      }).pipe(Effect.provide(FactFinderLive.layer), Effect.provide(memoryLayer()))
     )
   })
 })

@@ -1,8 +1,17 @@
 import type { RankingFacts } from "@umo/core"
-import { askedFacts } from "@umo/plugins/nlp"
+import { askedFacts, FactFinderLive } from "@umo/plugins/nlp"
+import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { currentFirst, newestAnswerFirst, pastFirst, readQuestion } from "../../src/updates/Succession.js"
+import {
+  currentFirst,
+  newestAnswerFirst,
+  pastFirst,
+  readQuestion as readWith
+} from "../../src/updates/Succession.js"
+
+const finder = Effect.runSync(FactFinderLive.make(undefined))
+const readQuestion = (question: string) => readWith(question, finder)
 
 const slot = (attribute: string) => `user:u\u001fself\u001f${attribute}`
 

@@ -20,10 +20,11 @@ import {
   type Answer,
   type AnswerContext,
   type AnswerRequest,
+  answersAsked,
   type QuestionType,
   valueBefore
 } from "@umo/core"
-import { type AskedFacts, answersAsked, askedFacts } from "../nlp/FactQuestions.js"
+import { type AskedFacts, askedFacts } from "../nlp/FactQuestions.js"
 import { type Fact, statedFacts } from "../nlp/Facts.js"
 import { placeOfAskedKind } from "./AskedPlace.js"
 import { citationOf, quotedOf } from "./Citations.js"

@@ -5,15 +5,12 @@
  * them asks for none.
  * @module
  */
+import type { AskedFacts } from "@umo/core"
 import { countedThings, petKinds, plannedEvents } from "./FactLexicon.js"
 import { countOfAny, favouriteKind } from "./FactPatterns.js"
 
-/** What a question asks: attributes (a prefix matches: `plan:trip` asks for `plan:trip:japan`) and whom. */
-export interface AskedFacts {
-  readonly attributes: ReadonlyArray<string>
-  /** `self` for "I", a name or relation when the question names one, undefined when it names none. */
-  readonly subject: string | undefined
-}
+/** What a question asks (the FactFinder port's `AskedFacts`). */
+export type { AskedFacts }
 
 /** What "how many" counts that is no thing someone has or did: a time, a frequency, people at large. */
 const uncounted =
@@ -106,7 +103,3 @@ const subjectAsked = (question: string): string | undefined => {
   const name = names.map((n) => n.replace(/['’]s$/, "")).find((n) => !notNamed.has(n.toLowerCase()))
   return name?.toLowerCase()
 }
-
-/** Whether a stated attribute answers an asked one (`plan:trip` asks for `plan:trip:japan` too). */
-export const answersAsked = (stated: string, asked: string): boolean =>
-  stated === asked || stated.startsWith(`${asked}:`)

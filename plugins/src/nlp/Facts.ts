@@ -20,7 +20,7 @@
  *   ranked below a newer value of its facts; commentary on a fact is not more (`FactRemainder`).
  * @module
  */
-import { type FactMode, moreSaid } from "@umo/core"
+import { type FoundFact, moreSaid } from "@umo/core"
 import { asks, future, hypothetical, othersContact, relations, wishful } from "./FactLexicon.js"
 import { OPENER, REL } from "./FactPatterns.js"
 import { type More, statesMore } from "./FactRemainder.js"
@@ -28,18 +28,8 @@ import { factRules } from "./FactRules.js"
 import { normalizeValue } from "./FactValues.js"
 import { matchedValue, writtenValue } from "./MatchedValues.js"
 
-/** A fact a text states: about whom, what, its value, and how it bears on earlier values. */
-export interface Fact {
-  /** `self` for the writer ("I", "we"), else who: "sister", "ana". */
-  readonly subject: string
-  /** What about them: `residence`, `employer`, `pet`, … (`*` for a `keep` fact). */
-  readonly attribute: string
-  /** The value, normalized: lower case, trimmed. */
-  readonly value: string
-  /** The value as the text writes it ("Lisbon", "+234 809 555 0142"): what an answer quotes. */
-  readonly written: string
-  readonly mode: FactMode
-}
+/** A fact a text states (the FactFinder port's `FoundFact`). */
+export type Fact = FoundFact
 
 // Contractions spelled out, so a pattern reads "I am", "we have", "do not" whatever was typed.
 const contractions: ReadonlyArray<readonly [RegExp, string]> = [

@@ -1,10 +1,10 @@
 import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
-import { factFinder } from "../../src/updates/Facts.js"
+import { make } from "../../src/nlp/FactFinderLive.js"
 
 /** A clause no rule reads, so each capture of it asks the slot sense. */
-const memory = { content: "First standup done at Zentrix.", user_id: "u", agent_id: null }
+const memory = "First standup done at Zentrix."
 
 /**
  * An embedder that counts the calls embedding the sense's examples (the only calls of more than
@@ -22,17 +22,17 @@ const countingEmbed = (failures = 0) => {
   return { calls, embed }
 }
 
-describe("factFinder", () => {
+describe("FactFinderLive", () => {
   it.live("makes the slot sense once for captures that arrive together, and keeps it", () =>
     Effect.gen(function* () {
       const { calls, embed } = countingEmbed()
-      const factsOf = yield* factFinder(embed)
+      const finder = yield* make(embed)
       yield* Effect.forEach(
         Array.from({ length: 16 }, () => memory),
-        factsOf,
+        finder.read,
         { concurrency: "unbounded" }
       )
-      yield* factsOf(memory)
+      yield* finder.read(memory)
       expect(calls.examples).toBe(1)
     })
   )
@@ -42,20 +42,20 @@ describe("factFinder", () => {
     () =>
       Effect.gen(function* () {
         const { calls, embed } = countingEmbed(1)
-        const factsOf = yield* factFinder(embed)
-        const moved = { ...memory, content: "I moved to Lisbon last month." }
-        const first = yield* factsOf(moved)
+        const finder = yield* make(embed)
+        const moved = "I moved to Lisbon last month."
+        const first = yield* finder.read(moved)
         expect(first.map((f) => f.value)).toEqual(["lisbon"])
-        yield* factsOf(moved)
-        yield* factsOf(moved)
+        yield* finder.read(moved)
+        yield* finder.read(moved)
         expect(calls.examples).toBe(2)
       })
   )
 
   it.live("never embeds when the sense is off", () =>
     Effect.gen(function* () {
-      const factsOf = yield* factFinder(undefined)
-      expect(yield* factsOf(memory)).toEqual([])
+      const finder = yield* make(undefined)
+      expect(yield* finder.read(memory)).toEqual([])
     })
   )
 })
