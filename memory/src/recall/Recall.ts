@@ -13,15 +13,9 @@ import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import * as Currency from "../updates/Currency.js"
+import { byScore } from "../updates/Currency.js"
 import * as LaterRelated from "../updates/LaterRelated.js"
-import {
-  currencyDepth,
-  currentFirst,
-  newestAnswerFirst,
-  pastFirst,
-  readQuestion,
-  statesAsked
-} from "../updates/Succession.js"
+import { readQuestion, statesAsked } from "../updates/Succession.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
 import { RecordCache } from "./RecordCache.js"
 
@@ -172,7 +166,7 @@ export const make = Effect.gen(function* () {
         ],
         { concurrency: "unbounded" }
       )
-      const { asked, aboutThePast: past } = reading
+      const { asked } = reading
       const byText = text.candidates
       const found = [...new Set([...byVector, ...byText].map((c) => c.umo_id))]
       if (found.length === 0) return { hits: [] as Array<Hit>, total: 0 }
@@ -210,64 +204,53 @@ export const make = Effect.gen(function* () {
           }
         ])
       )
-      const { scores, outdated } = currentFirst(
-        withContext(
-          baseScores(signals, weights, now),
-          new Map(around.map((n) => [n.umo_id, n])),
-          weights.context
-        ),
-        facts,
-        asked
+      const scores = withContext(
+        baseScores(signals, weights, now),
+        new Map(around.map((n) => [n.umo_id, n])),
+        weights.context
       )
-      // What is current goes first, or for a question about the past, what came just before it.
-      const inTime = (current: ReadonlyMap<string, number>) =>
-        past ? pastFirst(current, facts, asked, query) : current
-      const ranked = byScore(inTime(scores))
       const reranking = reranker !== undefined && (options.rerank ?? rerankSearch)
-      // A question about how things stand reads more candidates, to find what is current among them.
-      const inTimeDepth = reading.aboutHowThingsStood || reading.aboutNow ? currencyDepth : 0
       // Twice the limit: identical texts collapse into one hit, and the page should still be full.
-      const read = ranked.slice(0, Math.max(options.limit * 2, inTimeDepth, reranking ? rerankDepth : 0))
+      const depth = Math.max(options.limit * 2, reranking ? rerankDepth : 0)
       // Read only for what is returned (or reranked), and only what a search returns of each
       // (`recalled`: the index holds it), those read lately kept (see `RecordCache`); one deleted meanwhile is left
       // out, and so is one that left the selection meanwhile (superseded, say): the index chose
       // from the selection, and this holds it to it whatever index answered.
-      const readIds = read.map(([id]) => id)
-      const kept = records.current(accountId, readIds, factsById)
-      const missing = readIds.filter((id) => !kept.has(id))
-      const fetched = missing.length === 0 ? [] : yield* timed("read")(index.recalled(accountId, missing))
-      records.keep(accountId, fetched)
-      const byId = new Map(
-        [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])
-      )
-      // The reranker reads each memory alone: what is current goes first again after it.
-      const ordered = (
-        reranking
-          ? byScore(
-              inTime(
-                currentFirst(
-                  new Map(
-                    yield* rerank(
-                      reranker,
-                      query,
-                      read.filter(([id]) => byId.has(id)),
-                      byId
-                    )
-                  ),
-                  facts,
-                  asked
-                ).scores
-              )
-            )
-          : read
-      ).filter(([id]) => byId.has(id))
-      const current = newestAnswerFirst(ordered, byId, similarity, facts, reading)
-      // What the update judge says is out of date goes below what outdates it, for a question about now.
-      const judged =
-        reading.aboutNow && !past
-          ? yield* currency.newerFirst(current.ranked, byId).pipe(timed("judge"))
-          : { ranked: current.ranked, outdated: new Set<string>() }
-      const top = oncePerText(judged.ranked, byId).slice(0, options.limit)
+      const recordsOf = (ids: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const kept = records.current(accountId, ids, factsById)
+          const missing = ids.filter((id) => !kept.has(id))
+          const fetched = missing.length === 0 ? [] : yield* timed("read")(index.recalled(accountId, missing))
+          records.keep(accountId, fetched)
+          return new Map(
+            [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])
+          )
+        })
+      // The reranker reads each of the best candidates alone; what is current is ordered after it.
+      const reranked = (best: ReadonlyArray<readonly [string, number]>) =>
+        Effect.flatMap(recordsOf(best.map(([id]) => id)), (byId) =>
+          rerank(
+            reranker!,
+            query,
+            best.filter(([id]) => byId.has(id)),
+            byId
+          )
+        )
+      const candidates = reranking ? new Map(yield* reranked(byScore(scores).slice(0, depth))) : scores
+      const {
+        ranked,
+        records: byId,
+        outdated,
+        current
+      } = yield* currency.order({
+        scores: candidates,
+        facts,
+        reading,
+        similarity,
+        depth,
+        records: recordsOf
+      })
+      const top = oncePerText(ranked, byId).slice(0, options.limit)
       const statedBy = new Map(facts.map((m) => [m.umo_id, m.facts]))
       // Links are an aid to the reader: a search whose links cannot be read answers without them.
       const links = yield* related
@@ -293,8 +276,8 @@ export const make = Effect.gen(function* () {
                 memory,
                 score: round(score),
                 similarity: round(Math.max(0, similarity.get(id) ?? 0)),
-                outdated: outdated.has(id) || current.outdated.has(id) || judged.outdated.has(id),
-                current: current.current === id && !judged.outdated.has(id),
+                outdated: outdated.has(id),
+                current: current === id,
                 facts: statedBy.get(id) ?? [],
                 timesSaid,
                 laterRelated: links.get(id) ?? []
@@ -303,7 +286,7 @@ export const make = Effect.gen(function* () {
           : []
       })
       // `total` counts every memory scored for this query (up to `countLimit`), for total_count and has_more.
-      return { hits, total: Math.min(ranked.length, countLimit) }
+      return { hits, total: Math.min(scores.size, countLimit) }
     }).pipe(Effect.catch(storeFailure))
   return { search }
 })
@@ -331,10 +314,6 @@ const oncePerText = (
   }
   return [...texts.values()]
 }
-
-/** Best first; ties by id. */
-const byScore = (scores: ReadonlyMap<string, number>) =>
-  [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
 
 /** Whether a memory is in a selection: the filter admits it, and it is current unless superseded ones are asked for. */
 const inSelection = (memory: RecalledMemory, selection: Selection) =>

@@ -108,11 +108,25 @@ export const make = (endpoint: LanguageModelEndpoint) =>
     return { name, threshold: 0.5, score } satisfies UpdateJudgeShape
   })
 
-/** The band of the learned judge's probabilities it is unsure of: a language model decides those. */
-export const unsureBand = { low: 0.15, high: 0.85 }
+/**
+ * How near the learned judge's threshold a score is unsure, in log-odds: within 2 (odds 7.4 times
+ * higher or lower than the threshold's) a language model decides. For a threshold of 0.5 that is
+ * 0.12–0.88; for the student's 0.976, 0.85–0.997 (its scores crowd near 1, so the band follows its
+ * threshold rather than sitting around one half).
+ */
+export const unsureLogOdds = 2
+
+const logOdds = (p: number) => {
+  const q = Math.min(1 - 1e-9, Math.max(1e-9, p))
+  return Math.log(q / (1 - q))
+}
+
+/** Whether a learned score is near enough its threshold for a language model to decide it. */
+export const isUnsure = (score: number, threshold: number): boolean =>
+  Math.abs(logOdds(score) - logOdds(threshold)) <= unsureLogOdds
 
 /**
- * The learned judge, with a language model deciding the pairs it is unsure of (`unsureBand`); the
+ * The learned judge, with a language model deciding the pairs it is unsure of (`isUnsure`); the
  * threshold stays the learned judge's. When the model fails, the learned scores stand.
  */
 export const decidingUnsure = (learned: UpdateJudgeShape, model: UpdateJudgeShape): UpdateJudgeShape => ({
@@ -121,7 +135,7 @@ export const decidingUnsure = (learned: UpdateJudgeShape, model: UpdateJudgeShap
   score: (pairs) =>
     Effect.gen(function* () {
       const scores = [...(yield* learned.score(pairs))]
-      const unsure = scores.flatMap((s, i) => (s >= unsureBand.low && s <= unsureBand.high ? [i] : []))
+      const unsure = scores.flatMap((s, i) => (isUnsure(s, learned.threshold) ? [i] : []))
       if (unsure.length === 0) return scores
       const decided = yield* model.score(unsure.map((i) => pairs[i]!)).pipe(
         Effect.map((s) => s as ReadonlyArray<number> | undefined),
