@@ -54,13 +54,20 @@ const FormBoolean = Schema.Literals(["true", "false"]).pipe(
   })
 )
 
+/**
+ * A JSON-valued form field: its JSON text, or nothing at all when it is empty, as an HTML form sends
+ * a field left blank (an empty string is no JSON, and would be refused though the form meant none).
+ */
+const jsonFormField = <S extends Schema.Top>(schema: S) =>
+  Schema.optional(Schema.Union([Schema.Literal(""), Schema.fromJsonString(schema)]))
+
 /** An upload's form fields besides the file: a capture's, `metadata` and `supersedes` as JSON text. */
 const UploadForm = Schema.Struct({
   file: Multipart.SingleFileSchema,
   source: Schema.optional(Source),
   ...ScopeAndMetadata,
-  metadata: Schema.optional(Schema.fromJsonString(Metadata)),
-  supersedes: Schema.optional(Schema.fromJsonString(UpdateFields.supersedes.schema)),
+  metadata: jsonFormField(Metadata),
+  supersedes: jsonFormField(UpdateFields.supersedes.schema),
   infer_updates: Schema.optional(FormBoolean).annotate({
     description: "`true` or `false`: as a capture's infer_updates (default true)"
   }),

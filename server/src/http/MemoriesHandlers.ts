@@ -31,9 +31,17 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
             try: () => readFile(file.path),
             catch: () => new InvalidRequest({ detail: "the uploaded file could not be read" })
           })
-          const { file: _file, ...fields } = payload
+          const { file: _file, metadata, supersedes, ...fields } = payload
           const uploaded = yield* memory.upload(
-            { filename: file.name, mediaType: file.contentType, bytes, ...fields },
+            {
+              filename: file.name,
+              mediaType: file.contentType,
+              bytes,
+              ...fields,
+              // A field left blank says nothing (see `jsonFormField`).
+              ...(metadata === "" || metadata === undefined ? {} : { metadata }),
+              ...(supersedes === "" || supersedes === undefined ? {} : { supersedes })
+            },
             keyOf(headers)
           )
           return yield* envelope(uploaded)

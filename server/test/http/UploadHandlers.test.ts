@@ -103,6 +103,35 @@ describe("upload", () => {
       })
     )
 
+    it.effect(
+      "takes a JSON field left blank, as an HTML form sends it, for none; refuses one that is no JSON",
+      () =>
+        Effect.gen(function* () {
+          const alice = yield* clientFor(keys.alice)
+          const blank = yield* upload([
+            ["file", file("Fay grows tomatoes.", "text/plain"), "fay.txt"],
+            ["metadata", ""],
+            ["supersedes", ""]
+          ])
+          expect(blank.status).toBe(200)
+          const id = (blank.body["data"] as { umo_id: string }).umo_id
+          const stored = yield* alice.memories.get({ params: { id } })
+          expect(stored.metadata).toEqual({})
+          expect(stored.supersedes).toEqual([])
+          const given = yield* upload([
+            ["file", file("Gus grows leeks.", "text/plain"), "gus.txt"],
+            ["metadata", JSON.stringify({ plot: "7" })]
+          ])
+          const gus = (given.body["data"] as { umo_id: string }).umo_id
+          expect((yield* alice.memories.get({ params: { id: gus } })).metadata).toEqual({ plot: "7" })
+          const broken = yield* upload([
+            ["file", file("Hal grows beans.", "text/plain"), "hal.txt"],
+            ["metadata", "{plot"]
+          ])
+          expect(broken).toEqual({ status: 422, body: { detail: expect.stringContaining("metadata") } })
+        })
+    )
+
     it.effect("answers 413 beyond 20 MB", () =>
       Effect.gen(function* () {
         const big = yield* upload([
