@@ -62,6 +62,21 @@ class LangChainTest(unittest.TestCase):
         chain = retriever | (lambda docs: "\n".join(d.page_content for d in docs))
         self.assertIn("Miso", chain.invoke("Ana's cat"))
 
+    def test_retriever_takes_k_and_narrowing_per_call(self) -> None:
+        for n in range(4):
+            self.client.capture(f"Ana planted {n + 2} rows of garden beans.", user_id="ana", source=f"plot{n}")
+        retriever = UMORetriever(client=self.client, scope=Scope(user_id="ana"), k=3)
+        self.assertEqual(len(retriever.invoke("garden beans")), 3)
+        self.assertEqual(len(retriever.invoke("garden beans", k=1)), 1)
+        self.assertEqual(len(retriever.invoke("garden beans", k=4)), 4)
+        only = retriever.invoke("garden beans", source="plot2")
+        self.assertEqual([d.metadata["source"] for d in only], ["plot2"])
+        with self.assertRaises(TypeError) as refused:
+            retriever.invoke("garden beans", user_id="bo")
+        self.assertIn("user_id", str(refused.exception))
+        with self.assertRaises(ValueError):
+            retriever.invoke("garden beans", k=0)
+
     def test_retriever_refuses_an_empty_scope_and_a_bad_k(self) -> None:
         with self.assertRaises(ValidationError):
             Scope()

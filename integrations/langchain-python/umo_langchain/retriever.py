@@ -28,11 +28,26 @@ class UMORetriever(BaseRetriever):
     k: int = Field(default=5, ge=1, le=50)
     """How many memories a query returns, 1 to 50."""
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        """``retriever.invoke(query, k=1)`` returns one; ``source``, ``metadata``, ``after``, ``before``,
+        ``include_superseded`` and ``filters`` narrow one call as ``UMOClient.ask`` takes them. The scope
+        stays the retriever's, and an argument it does not know is refused, never dropped."""
+        k = kwargs.pop("k", self.k)
+        unknown = sorted(set(kwargs) - set(_NARROWING))
+        if unknown:
+            raise TypeError(f"UMORetriever: unknown search argument {', '.join(unknown)} (known: k, {', '.join(_NARROWING)})")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 50:
+            raise ValueError(f"UMORetriever: k must be an integer from 1 to 50, not {k!r}")
         return [
             Document(id=match.umo_id, page_content=match.content, metadata=_metadata(match))
-            for match in self.client.ask(query, limit=self.k, **self.scope.fields())
+            for match in self.client.ask(query, limit=k, **self.scope.fields(), **kwargs)
         ]
+
+
+# What one call may narrow the retriever's search by (``UMOClient.ask``'s selection, but the scope).
+_NARROWING = ("source", "metadata", "after", "before", "include_superseded", "filters")
 
 
 def _metadata(match: Any) -> dict[str, Any]:
