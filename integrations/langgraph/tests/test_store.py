@@ -15,6 +15,7 @@ from test_values import values
 from umo_client import UMOClient, ValidationError
 
 from umo_langgraph import UMOStore
+from umo_langgraph.store import scope_id
 
 server: LiveServer
 
@@ -43,7 +44,7 @@ class StoreTest(unittest.TestCase):
 
     def setUp(self) -> None:
         for namespace in self.store.list_namespaces():
-            self.client.forget_all(user_id=".".join(namespace))
+            self.client.forget_all(user_id=scope_id(namespace))
 
     def test_put_then_get_gives_the_value_back(self) -> None:
         self.store.put(ANA, "diet", {"content": "Ana is vegetarian"})
@@ -185,12 +186,39 @@ class StoreTest(unittest.TestCase):
         with self.assertRaises(ValidationError) as refused:
             self.store.put(ANA, "k" * 1001, {"content": "x"})
         self.assertIn("langgraph_key", refused.exception.detail or "")
-        with self.assertRaises(ValidationError) as long_scope:
+        with self.assertRaisesRegex(InvalidNamespaceError, "too long for UMO"):
             self.store.put(("x" * 201,), "k", {"content": "x"})
-        self.assertIn("user_id", long_scope.exception.detail or "")
         with self.assertRaisesRegex(ValueError, "scope: must be one of"):
             UMOStore(self.client, scope="team_id")  # type: ignore[arg-type]
         self.assertEqual(self.store.list_namespaces(), [])
+
+    def test_labels_hold_what_langgraph_allows(self) -> None:
+        odd = ("notes\n", "\tindented", "50% off", " spaced ", "caf\u00e9")
+        self.store.put(odd, "k", {"content": "Kept under an odd namespace"})
+        item = self.store.get(odd, "k")
+        assert item is not None
+        self.assertEqual(item.namespace, odd)
+        self.assertEqual(self.store.list_namespaces(prefix=("notes\n",)), [odd])
+        self.assertEqual([i.namespace for i in self.store.search(("notes\n",), query="odd namespace")], [odd])
+        self.assertIsNone(self.store.get(("notes",), "k"))
+
+    def test_an_unindexed_item_is_listed_but_never_found_by_meaning(self) -> None:
+        self.store.put(ANA, "secret", {"content": "Ana's locker code is 4417"}, index=False)
+        self.store.put(ANA, "locker", {"content": "Ana's locker is in the east wing"})
+        self.assertIsNotNone(self.store.get(ANA, "secret"))
+        self.assertEqual({i.key for i in self.store.search(ANA)}, {"secret", "locker"})
+        self.assertEqual([i.key for i in self.store.search(ANA, query="locker code")], ["locker"])
+        # Put again with the default index, it is found.
+        self.store.put(ANA, "secret", {"content": "Ana's locker code is 4417"})
+        self.assertIn("secret", [i.key for i in self.store.search(ANA, query="locker code")])
+
+    def test_a_filter_reaches_into_nested_values(self) -> None:
+        self.store.put(ANA, "u1", {"user": {"access-level": "admin"}, "content": "Admin note"})
+        self.store.put(ANA, "u2", {"user": {"access-level": "viewer"}, "content": "Viewer note"})
+        found = self.store.search(ANA, filter={"user.access-level": "admin"})
+        self.assertEqual([i.key for i in found], ["u1"])
+        found = self.store.search(ANA, query="note", filter={"user.access-level": {"$ne": "admin"}})
+        self.assertEqual([i.key for i in found], ["u2"])
 
     def test_async_operations(self) -> None:
         async def run() -> Any:

@@ -1,5 +1,5 @@
 """What a LangGraph search filter and a namespace match condition admit, as LangGraph's own
-stores read them: a filter names value fields, each equal to a value (objects compared field by
+stores read them: a filter names value fields (a dotted name reaches into nested values), each equal to a value (objects compared field by
 field, lists item by item) or held to operators (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
 ``$lte``); a condition is a namespace prefix or suffix, ``"*"`` standing for any one label."""
 
@@ -49,9 +49,26 @@ def _matches(value: Any, wanted: Any) -> bool:
     return bool(value == wanted)
 
 
+_MISSING = object()
+
+
+def lookup(value: Mapping[str, Any], name: str) -> Any:
+    """A filter's field in a value: the field of that name, else a dotted path into nested values
+    (``"user.access-level"`` is ``value["user"]["access-level"]``), as LangGraph's stores read it;
+    None when there is no such field."""
+    if name in value:
+        return value[name]
+    found: Any = value
+    for part in name.split("."):
+        found = found.get(part, _MISSING) if isinstance(found, Mapping) else _MISSING
+        if found is _MISSING:
+            return None
+    return found
+
+
 def admits(filter: Mapping[str, Any] | None, value: Mapping[str, Any]) -> bool:
     """Whether an item's value passes the filter (no filter admits every value)."""
-    return not filter or all(_matches(value.get(name), wanted) for name, wanted in filter.items())
+    return not filter or all(_matches(lookup(value, name), wanted) for name, wanted in filter.items())
 
 
 def namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:

@@ -4,12 +4,14 @@ memories, each namespace one scope of the account."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Literal, Optional
 
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     Op,
@@ -33,16 +35,35 @@ SCOPES_PER_SEARCH = 9_900
 KEY = "langgraph_key"
 FIELD = "langgraph_field"
 CREATED = "langgraph_created_at"
+# An item put with `index=False`: kept and listed, never found by meaning.
+UNINDEXED = "langgraph_unindexed"
+# A scope id is at most 200 characters.
+SCOPE_ID_LENGTH = 200
+
+
+# What a scope id cannot hold, escaped inside a label: `%` itself, whitespace (an id may not start
+# or end with it), control characters, and lone surrogates (UMO stores text as UTF-8).
+_ESCAPED = re.compile(r"[%\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_ESCAPE = re.compile(r"%(?:u([0-9A-F]{4})|([0-9A-F]{2}))")
+
+
+def _escape(label: str) -> str:
+    return _ESCAPED.sub(lambda m: f"%{ord(m[0]):02X}" if ord(m[0]) < 0x100 else f"%u{ord(m[0]):04X}", label)
+
+
+def _unescape(label: str) -> str:
+    return _ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), label)
 
 
 def scope_id(namespace: tuple[str, ...]) -> str:
     """The scope id of a namespace: its labels joined by ``.``, which LangGraph forbids inside a
-    label, so every namespace has its own id and the id gives the namespace back."""
-    return ".".join(namespace)
+    label, so every namespace has its own id and the id gives the namespace back. What a label may
+    hold and an id may not (a tab, a trailing newline, ``%``) is escaped as ``%XX`` or ``%uXXXX``."""
+    return ".".join(_escape(label) for label in namespace)
 
 
 def namespace_of(scope: str) -> tuple[str, ...]:
-    return tuple(scope.split("."))
+    return tuple(_unescape(label) for label in scope.split("."))
 
 
 def _time(text: str) -> datetime:
@@ -68,8 +89,12 @@ class UMOStore(BaseStore):
       50 (``offset + limit``), with ``score``; items with the same text are one hit, the newest.
       Without a query, the items newest first. ``filter`` is LangGraph's (value fields, ``$eq``,
       ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``), applied to the values.
-    - UMO indexes every item whole: ``index`` (per store or per ``put``) has no effect, as
-      LangGraph's own stores do without an index configuration. TTLs are not supported.
+    - ``put(..., index=False)`` keeps the item and lists it, but a search with a query never finds
+      it. Otherwise UMO indexes the item whole (a list of fields to index is read as the whole
+      item). TTLs are not supported.
+    - Labels may hold what LangGraph allows (a tab, a trailing newline): what a UMO scope id cannot
+      hold is escaped inside the store (``%09``), and comes back as it was. A namespace too long for a
+      scope id is an ``InvalidNamespaceError``.
     - ``infer_updates=True`` lets a new item supersede the items whose facts it states anew (UMO's
       update inference), which then leave ``get`` and search; by default keys are independent.
 
@@ -114,7 +139,13 @@ class UMOStore(BaseStore):
         raise ValueError(f"unknown operation: {type(op).__name__}")
 
     def _in(self, namespace: tuple[str, ...]) -> ScopeFields:
-        return self._scoped(scope_id(namespace))
+        scope = scope_id(namespace)
+        if len(scope) > SCOPE_ID_LENGTH:
+            raise InvalidNamespaceError(
+                f"Namespace {namespace} is too long for UMO: as a scope id it has {len(scope)} characters,"
+                f" at most {SCOPE_ID_LENGTH} are allowed."
+            )
+        return self._scoped(scope)
 
     def _scoped(self, scope: str) -> ScopeFields:
         if self.scope == "agent_id":
@@ -155,6 +186,8 @@ class UMOStore(BaseStore):
             return
         text, field = encode(op.value)
         metadata: dict[str, Any] = {KEY: op.key} if field is None else {KEY: op.key, FIELD: field}
+        if op.index is False:
+            metadata[UNINDEXED] = True
         if current is None:
             self.client.capture(
                 text,
@@ -239,7 +272,8 @@ class UMOStore(BaseStore):
                 f" (UMO ranks at most {SEARCH_LIMIT} memories; got {op.offset} + {op.limit})"
             )
         wanted = SEARCH_LIMIT if op.filter else op.offset + op.limit
-        matches = self.client.ask(query, limit=wanted, source=self.source, filters=within)
+        searchable: FilterExpression = {"AND": [within, {"NOT": {"metadata": {UNINDEXED: {"exists": True}}}}]}
+        matches = self.client.ask(query, limit=wanted, source=self.source, filters=searchable)
         found = []
         for match in matches:
             item = self._item(match)
