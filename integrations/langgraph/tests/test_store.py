@@ -212,6 +212,13 @@ class StoreTest(unittest.TestCase):
         self.store.put(ANA, "secret", {"content": "Ana's locker code is 4417"})
         self.assertIn("secret", [i.key for i in self.store.search(ANA, query="locker code")])
 
+    def test_items_under_different_keys_are_distinct_though_their_values_are_equal(self) -> None:
+        for n in range(12):
+            self.store.put(ANA, f"same{n}", {"content": "Ana waters the ferns on Sundays"})
+        found = self.store.search(ANA, query="ferns", limit=10)
+        self.assertEqual(len(found), 10)
+        self.assertEqual(len({i.key for i in found}), 10)
+
     def test_a_filter_reaches_into_nested_values(self) -> None:
         self.store.put(ANA, "u1", {"user": {"access-level": "admin"}, "content": "Admin note"})
         self.store.put(ANA, "u2", {"user": {"access-level": "viewer"}, "content": "Viewer note"})

@@ -1,5 +1,6 @@
 import {
   anyMemory,
+  canonicalJson,
   Embedder,
   FactFinder,
   MemorySearch,
@@ -294,7 +295,9 @@ export const make = Effect.gen(function* () {
 /**
  * One entry per text, at the rank of its best memory and with its score: the memory standing for
  * the text is its newest (the latest time it was said), and `timesSaid` counts them. A search or an
- * ask never shows one sentence twice, whatever scopes, sources or times said it.
+ * ask never shows one sentence twice, whatever scopes, sources or times said it — unless their
+ * metadata differ: records the caller told apart (a store's items under different keys, with equal
+ * values) stay apart.
  */
 const oncePerText = (
   ranked: ReadonlyArray<readonly [string, number]>,
@@ -304,8 +307,9 @@ const oncePerText = (
   for (const [id, score] of ranked) {
     const memory = byId.get(id)
     if (memory === undefined) continue
-    const seen = texts.get(memory.content)
-    if (seen === undefined) texts.set(memory.content, { id, score, timesSaid: 1 })
+    const key = `${memory.content}\u0000${canonicalJson(memory.metadata)}`
+    const seen = texts.get(key)
+    if (seen === undefined) texts.set(key, { id, score, timesSaid: 1 })
     else {
       seen.timesSaid += 1
       const shown = byId.get(seen.id)!

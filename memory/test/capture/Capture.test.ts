@@ -208,6 +208,12 @@ describe("captures on every face of the service", () => {
             const newest = found.results.map((r) => r.timestamp)
             expect(walk.timestamp).toBe("2025-01-01T00:00:00.000Z")
             expect(newest).toHaveLength(2)
+            // Records told apart by their metadata stay apart, though their texts are equal.
+            for (const key of ["a", "b"])
+              yield* memory.capture({ content: "Fed the cat at the river house.", metadata: { key } })
+            const fed = yield* memory.search({ query: "fed the cat at the river house", limit: 5 })
+            const cats = fed.results.filter((r) => r.content_text === "Fed the cat at the river house.")
+            expect(cats.map((r) => r.metadata["key"] ?? null).sort()).toEqual(["a", "b", null])
           })
         )
     )
