@@ -76,6 +76,7 @@ export const make = (options: MemoryOptions = {}) =>
           // Every memory the ranking scored counts as a match; the first `limit` are returned.
           const { hits, total } = yield* recall.search(yield* accountId, request.query, {
             limit: request.limit ?? 5,
+            rerank: request.rerank,
             ...selectionOf(request)
           })
           return {

@@ -130,6 +130,12 @@ export const SearchRequest = Schema.Struct({
   query: VisibleText(2_000).annotate({ description: "the question or search text: 1 to 2,000 characters" }),
   limit: Schema.optional(Count(1, 50)).annotate({ description: "1 to 50; default 5" }),
   source: Schema.optional(Source),
+  rerank: Schema.optional(Schema.Boolean).annotate({
+    description:
+      "read the best 20 candidates with the cross-encoder, each beside the query, and fuse its order with " +
+      "the first stage's (better first results, about 0.3 s more on two cores); default the server's " +
+      "UMO_RERANK_SEARCH (false). Ignored where the server runs no reranker (UMO_RERANKER=none)"
+  }),
   ...SelectionFields
 })
 export type SearchRequest = typeof SearchRequest.Type

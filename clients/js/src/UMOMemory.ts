@@ -124,6 +124,8 @@ export interface ChainOptions {
 export interface AskOptions extends Selection {
   /** How many matches, default 5. */
   readonly limit?: number
+  /** Rerank the best candidates with the server's cross-encoder (slower, better first results). */
+  readonly rerank?: boolean
 }
 
 export interface AnswerOptions extends Selection {
@@ -255,7 +257,7 @@ const optionsOf = {
   update: ["content", "metadata", "timestamp", "idempotencyKey"],
   scopes: ["kind", "prefix", "limit", "offset"],
   list: [...selectionOptions, "limit", "offset"],
-  ask: [...selectionOptions, "limit"],
+  ask: [...selectionOptions, "limit", "rerank"],
   answer: [...selectionOptions, "model", "providerKey", "contextSize"],
   forgetAll: selectionOptions.filter((o) => o !== "includeSuperseded"),
   export: [...selectionOptions, "embeddings", "afterId"],
@@ -385,8 +387,8 @@ export const batchRequest = (items: ReadonlyArray<BatchInput>) => ({
 /** The search request (`POST /v1/memories/query`). */
 export const askRequest = (query: string, options: AskOptions = {}) => {
   checkOptions("ask", options)
-  const { limit, ...selection } = options
-  return { query, ...defined({ limit }), ...selectionFields(selection) }
+  const { limit, rerank, ...selection } = options
+  return { query, ...defined({ limit, rerank }), ...selectionFields(selection) }
 }
 
 /** The answer request (`POST /v1/ask`). */

@@ -190,11 +190,13 @@ class UMOClient:
         before: Optional[Timestamp] = None,
         include_superseded: Optional[bool] = None,
         filters: Optional[FilterExpression] = None,
+        rerank: Optional[bool] = None,
     ) -> builtins.list[Match]:
         """Searches the memories of the selection, best first (``POST /v1/memories/query``); no
-        LLM is involved."""
+        LLM is involved. ``rerank=True`` has the server's cross-encoder reread the best candidates."""
         chosen = selection(user_id, agent_id, session_id, source, metadata, after, before, include_superseded, filters)
-        data = self._transport.send("POST", "/v1/memories/query", json_body={"query": query, **some(limit=limit), **chosen})
+        body = {"query": query, **some(limit=limit, rerank=rerank), **chosen}
+        data = self._transport.send("POST", "/v1/memories/query", json_body=body)
         results = data.get("results")
         return [Match.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
 

@@ -33,6 +33,7 @@ export const LaterLinks = (props: { links: ReadonlyArray<LaterRelated>; query: s
 export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
   const { client } = useSession()
   const [query, setQuery] = useState("")
+  const [rerank, setRerank] = useState(false)
   const [results, setResults] = useState<ReadonlyArray<Match> | null>(null)
   const { busy, error, run } = useRequest()
   const scoped = scopeQuery(props.scope)
@@ -46,7 +47,11 @@ export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
     event.preventDefault()
     const asked = props.within
     void run(async () => {
-      const found = await client.ask(query, { limit: 10, ...selectionOf(props.scope) })
+      const found = await client.ask(query, {
+        limit: 10,
+        ...(rerank ? { rerank } : {}),
+        ...selectionOf(props.scope)
+      })
       if (within.current === asked) setResults(found)
     })
   }
@@ -64,6 +69,14 @@ export const SearchPanel = (props: { scope: ConsoleScope; within: string }) => {
           value=${query}
           onInput=${(event: Event) => setQuery((event.target as HTMLInputElement).value)}
         />
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked=${rerank}
+            onChange=${(event: Event) => setRerank((event.target as HTMLInputElement).checked)}
+          />
+          Rerank (the cross-encoder rereads the best 20: slower, better first results)
+        </label>
         <button type="submit" disabled=${busy}>${busy ? "Searching…" : "Search"}</button>
       </form>
       ${error === null ? null : html`<p class="error" role="alert">${error}</p>`}

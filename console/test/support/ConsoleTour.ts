@@ -125,6 +125,10 @@ export const consoleTour = async (
   await page.getByLabel("Search text").fill("Where was Marie Curie born?")
   await page.getByRole("button", { name: "Search", exact: true }).click()
   await page.getByRole("list", { name: "Search results" }).getByText("Warsaw").first().waitFor()
+  // Again with the reranker: the same question's answer still comes first.
+  await page.getByLabel(/^Rerank/).check()
+  await page.getByRole("button", { name: "Search", exact: true }).click()
+  await page.getByRole("list", { name: "Search results" }).getByText("Warsaw").first().waitFor()
   await page.getByLabel("Question").fill("Where was Marie Curie born?")
   await page.getByRole("button", { name: "Ask", exact: true }).click()
   await page.getByTestId("answer").waitFor()

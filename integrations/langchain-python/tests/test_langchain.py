@@ -69,6 +69,7 @@ class LangChainTest(unittest.TestCase):
         self.assertEqual(len(retriever.invoke("garden beans")), 3)
         self.assertEqual(len(retriever.invoke("garden beans", k=1)), 1)
         self.assertEqual(len(retriever.invoke("garden beans", k=4)), 4)
+        self.assertEqual(len(retriever.invoke("garden beans", k=2, rerank=True)), 2)
         only = retriever.invoke("garden beans", source="plot2")
         self.assertEqual([d.metadata["source"] for d in only], ["plot2"])
         with self.assertRaises(TypeError) as refused:

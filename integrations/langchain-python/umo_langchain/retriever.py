@@ -32,8 +32,9 @@ class UMORetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         """``retriever.invoke(query, k=1)`` returns one; ``source``, ``metadata``, ``after``, ``before``,
-        ``include_superseded`` and ``filters`` narrow one call as ``UMOClient.ask`` takes them. The scope
-        stays the retriever's, and an argument it does not know is refused, never dropped."""
+        ``include_superseded`` and ``filters`` narrow one call, and ``rerank=True`` has the server's
+        cross-encoder reread the best candidates, as ``UMOClient.ask`` takes them. The scope stays the
+        retriever's, and an argument it does not know is refused, never dropped."""
         k = kwargs.pop("k", self.k)
         unknown = sorted(set(kwargs) - set(_NARROWING))
         if unknown:
@@ -46,8 +47,9 @@ class UMORetriever(BaseRetriever):
         ]
 
 
-# What one call may narrow the retriever's search by (``UMOClient.ask``'s selection, but the scope).
-_NARROWING = ("source", "metadata", "after", "before", "include_superseded", "filters")
+# What one call may narrow the retriever's search by (``UMOClient.ask``'s selection, but the scope),
+# and how it ranks.
+_NARROWING = ("source", "metadata", "after", "before", "include_superseded", "filters", "rerank")
 
 
 def _metadata(match: Any) -> dict[str, Any]:

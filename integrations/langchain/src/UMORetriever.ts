@@ -34,6 +34,8 @@ export interface UMORetrieverInput extends BaseRetrieverInput {
   readonly scope: Scope
   /** How many memories a query returns, 1–50 (default 5). */
   readonly limit?: number
+  /** Rerank the best candidates with the server's cross-encoder (slower, better first results). */
+  readonly rerank?: boolean
 }
 
 /**
@@ -49,19 +51,25 @@ export class UMORetriever extends BaseRetriever<UMODocumentMetadata> {
   readonly #memory: UMOMemory
   readonly #scope: Scope
   readonly #limit: number
+  readonly #rerank: boolean | undefined
 
-  constructor({ memory, scope, limit = 5, ...fields }: UMORetrieverInput) {
+  constructor({ memory, scope, limit = 5, rerank, ...fields }: UMORetrieverInput) {
     super(fields)
     this.#memory = memory
     this.#scope = fixedScope(scope)
     this.#limit = limit
+    this.#rerank = rerank
   }
 
   override async _getRelevantDocuments(
     query: string,
     _runManager?: CallbackManagerForRetrieverRun
   ): Promise<Array<Document<UMODocumentMetadata>>> {
-    const matches = await this.#memory.ask(query, { ...this.#scope, limit: this.#limit })
+    const matches = await this.#memory.ask(query, {
+      ...this.#scope,
+      limit: this.#limit,
+      ...(this.#rerank === undefined ? {} : { rerank: this.#rerank })
+    })
     return matches.map(
       (match) =>
         new Document<UMODocumentMetadata>({

@@ -73,8 +73,6 @@ export const missingFeatures: Readonly<Record<string, FieldRule>> = {
   expiration_date: refused("UMO memories do not expire"),
   enable_graph: refusedWhenOn("UMO has no graph memory"),
   immutable: refusedWhenOn("UMO memories change only by a new version"),
-  rerank: refusedWhenOn("UMO ranks with its own ranking; there is no separate reranker to switch on"),
-  keyword_search: refusedWhenOn("UMO's ranking already combines keywords and meaning"),
   reference_date: refused("UMO does not reinterpret times against another date"),
   categories: {
     harmless: (value) => absent(value) || (Array.isArray(value) && value.length === 0),

@@ -42,7 +42,11 @@ const searchFields: Readonly<Record<string, FieldRule>> = {
   query: "use",
   top_k: "use",
   threshold: "use",
-  fields: "use"
+  fields: "use",
+  // The cross-encoder rereads the best candidates (UMO's `rerank`).
+  rerank: "use",
+  // UMO ranks every search by its keywords (BM25) beside its meaning: asking for them changes nothing.
+  keyword_search: "ignore"
 }
 
 const listFields: Readonly<Record<string, FieldRule>> = {
@@ -98,10 +102,14 @@ export const search: Mem0Call = (request) =>
     )
       return yield* invalid("fields", "must be a list of field names")
     const filters = yield* Effect.fromResult(selectionOf(body))
+    const rerank = body["rerank"]
+    if (rerank !== undefined && rerank !== null && typeof rerank !== "boolean")
+      return yield* invalid("rerank", "must be true or false")
     const memory = yield* Memory
     const found = yield* memory.search({
       query: body["query"] as string,
       limit,
+      ...(typeof rerank === "boolean" ? { rerank } : {}),
       include_superseded: yield* includeSuperseded(body),
       ...(filters === undefined ? {} : { filters })
     })

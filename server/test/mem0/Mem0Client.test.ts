@@ -128,6 +128,13 @@ describe("Mem0's Python client against /mem0", () => {
     expect(ok("search_threshold").results).toEqual([])
   })
 
+  it("reranks with the cross-encoder when asked, and takes keyword_search (UMO always ranks by keywords)", () => {
+    const reranked = texts(ok("search_rerank").results)
+    expect(reranked.length).toBeGreaterThan(0)
+    expect(reranked).toContain("Just signed the lease on our place in Lisbon!")
+    expect(texts(ok("search_keywords").results)).toContain("Just signed the lease on our place in Lisbon!")
+  })
+
   it("refuses a top_k or page_size beyond UMO's limits, naming it (ValidationError)", () => {
     expect(refusal("search_top_k_too_many")).toMatchObject({ error: "ValidationError" })
     expect(refusal("search_top_k_too_many").message).toMatch(/^invalid request body: top_k: /)
@@ -195,7 +202,6 @@ describe("Mem0's Python client against /mem0", () => {
       add_custom_categories: ["ValidationError", "custom_categories"],
       add_expiration: ["ValidationError", "expiration_date"],
       search_categories_filter: ["ValidationError", "filters.AND.1.categories"],
-      search_rerank: ["ValidationError", "rerank"],
       search_app_id: ["ValidationError", "filters.app_id"],
       feedback: ["MemoryError", "feedback"]
     }

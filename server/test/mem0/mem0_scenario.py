@@ -91,6 +91,9 @@ caught(
 )
 caught("search_in", lambda: client.search("lease", filters={"user_id": {"in": [user, "nobody"]}, "metadata": {"topic": "home"}}))
 caught("search_threshold", lambda: client.search("lease", filters={"user_id": user}, threshold=2.0))
+# Mem0's switches, mapped: the reranker rereads the best candidates; keywords are always in UMO's ranking.
+caught("search_rerank", lambda: client.search("Where does she live?", filters={"user_id": user}, rerank=True, top_k=3))
+caught("search_keywords", lambda: client.search("lease", filters={"user_id": user}, keyword_search=True, top_k=3))
 caught("search_top_k_too_many", lambda: client.search("lease", filters={"user_id": user}, top_k=51))
 
 caught("get_all", lambda: client.get_all(filters={"user_id": user}))
@@ -122,7 +125,6 @@ caught("users_after", lambda: client.users())
 caught("add_custom_categories", lambda: client.add("I like tea.", user_id=user, custom_categories=[{"drinks": "what they drink"}]))
 caught("add_expiration", lambda: client.add("I like tea.", user_id=user, expiration_date="2030-01-01"))
 caught("search_categories_filter", lambda: client.search("tea", filters={"AND": [{"user_id": user}, {"categories": {"in": ["drinks"]}}]}))
-caught("search_rerank", lambda: client.search("tea", filters={"user_id": user}, rerank=True))
 caught("search_app_id", lambda: client.search("tea", filters={"app_id": "shop"}))
 caught("feedback", lambda: client.feedback(lisbon, "POSITIVE"))
 caught("delete_all_without_scope", lambda: client.delete_all())
