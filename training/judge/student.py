@@ -234,6 +234,7 @@ if args.stage == "export":
 
     # How far training went: a run stopped before its end is exported from its last checkpoint.
     progress = torch.load(STATE / "optimizer.pt", weights_only=False) if (STATE / "optimizer.pt").exists() else {}
-    export.run(model, tokenizer, checkpoint, calibration, STUDENT / "adapter.safetensors", Path(args.out), say,
+    learned = STATE / "learned.safetensors" if (STATE / "learned.safetensors").exists() else STUDENT / "adapter.safetensors"
+    export.run(model, tokenizer, checkpoint, calibration, learned, Path(args.out), say,
                {"seed": SEED, "max_tokens": MAX_TOKENS, "rank": RANK, "alpha": ALPHA, "first_adapted_layer": FIRST_ADAPTED_LAYER, "epochs": progress.get("epochs", args.epochs), "batch": args.batch, "learning_rate": args.lr, "train": len(train),
                 "steps": f"{progress.get('step', '?')} of {progress.get('total_steps', '?')}"})

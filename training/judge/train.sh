@@ -10,6 +10,7 @@
 # thread count give the same bytes).
 #
 #   npm run train:judge [-- --steps N] [-- --fresh]
+#   npm run train:judge -- --fresh --steps 1000    # the shipped student (judge.json: "steps": "1000 of 1854")
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -23,7 +24,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 cd "$here"
 "$venv/bin/python" student.py train "$@"
-[ -f "$here/student/adapter.safetensors" ] || exit 0
+# A run that stopped where it was asked to (`--steps N`) is exported from its checkpoint too.
+[ -f "$here/student/checkpoint/learned.safetensors" ] || exit 0
 "$venv/bin/python" student.py export
 made="$(sed -n 's/.*"sha256": "\([0-9a-f]*\)".*/\1/p' "$root/plugins/models/update-judge/judge.json" | head -1)"
 if [ -n "$recorded" ] && [ "$recorded" = "$made" ]; then

@@ -111,7 +111,7 @@ export const make = (endpoint: LanguageModelEndpoint) =>
 /**
  * How near the learned judge's threshold a score is unsure, in log-odds: within 2 (odds 7.4 times
  * higher or lower than the threshold's) a language model decides. For a threshold of 0.5 that is
- * 0.12–0.88; for the student's 0.976, 0.85–0.997 (its scores crowd near 1, so the band follows its
+ * 0.12–0.88; for the student's 0.916, 0.60–0.988 (its scores crowd near 1, so the band follows its
  * threshold rather than sitting around one half).
  */
 export const unsureLogOdds = 2

@@ -329,7 +329,10 @@ describe("Mem0's JS client against /mem0", () => {
       ],
       ["expiration_date", () => client.add("I like tea.", { userId: maria, expirationDate: "2030-01-01" })],
       ["app_id", () => client.add("I like tea.", { userId: maria, appId: "shop" })],
-      ["rerank", () => client.search("tea", { filters: { user_id: maria }, rerank: "yes" as unknown as boolean })],
+      [
+        "rerank",
+        () => client.search("tea", { filters: { user_id: maria }, rerank: "yes" as unknown as boolean })
+      ],
       ["filters.app_id", () => client.search("tea", { filters: { app_id: "shop" } })],
       ["top_k", () => client.search("tea", { filters: { user_id: maria }, topK: 51 })],
       ["page_size", () => client.getAll({ filters: { user_id: maria }, pageSize: 101 })],
