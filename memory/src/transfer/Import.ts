@@ -18,7 +18,7 @@ import {
   type StoreError
 } from "@umo/core"
 import { Effect, Result, Stream } from "effect"
-import { decodeRequest, InvalidRequest, storeUnavailable, type Unavailable } from "../Errors.js"
+import { decodeRequest, storeUnavailable, type Unavailable } from "../Errors.js"
 import { parseTimestamp } from "../Fields.js"
 import { type ExportHeader, ImportRequest, type ImportSummary } from "../Transfers.js"
 import * as Facts from "../updates/Facts.js"
@@ -130,13 +130,10 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           if (stopOnError && summary.stopped_at === null) summary.stopped_at = { line, detail }
         }
         let pending: Array<ImportItem> = []
-        /** Values read at the top level: none means an empty body. */
-        let values = 0
 
         /** One value of the input: the header, the end, a memory to import, or a failure. */
         const read = (item: JsonItem) => {
           if (summary.stopped_at !== null) return
-          values++
           summary.lines++
           if ("error" in item) return fail({ line: item.line, detail: item.error })
           const { line, value } = item
@@ -214,12 +211,8 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         if (summary.stopped_at === null)
           for (const item of [...reader.push(decoder.decode()), ...reader.end()]) read(item)
         yield* flush(true)
-        // An empty body is a mistake (a file not attached, a pipe that gave nothing), not an import of none.
-        if (values === 0 && !cut)
-          return yield* new InvalidRequest({
-            detail:
-              "invalid request body: the body is empty: send an export of UMO or of Mem0, one value a line"
-          })
+        // An empty or blank body imports nothing, and says so (`lines: 0`): any bytes are a valid
+        // body by the API's contract, and a file that held no memory is an import of none.
         return snapshot()
       })
 

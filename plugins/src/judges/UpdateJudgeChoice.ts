@@ -13,11 +13,9 @@ import * as LocalModelJudge from "./LocalModelJudge.js"
  * - `UMO_UPDATE_JUDGE`: `rules` (the default: no judge; the fact rules decide, by the slots they
  *   read, in the store) or `learned` (the student trained in training/judge, all-mpnet-base-v2 with
  *   a LoRA adapter, as fetch-models builds it, beside the rules). Not the default while it
- *   supersedes more than it should: on the never-read update sets it finds 161 of 537
- *   supersessions (the rules 27) but supersedes 3.3 % of the memories that should stay current
- *   (the rules 0.3 %), for 53.4 % current first in search against 50.2 % (bench/README.md).
- *   `UMO_INFER_UPDATES=false`
- *   infers no update at all;
+ *   supersedes more than it should: pair by pair on the never-read update sets it finds 34.6 % of
+ *   the updates (the rules 2.6 %) but takes 2.7 % of the non-updates for updates (the rules 0.0 %;
+ *   bench/README.md, "Scopes and updates"). `UMO_INFER_UPDATES=false` infers no update at all;
  * - `UMO_UPDATE_MODEL`: a language model that decides the pairs the learned judge is unsure of —
  *   a local GGUF model's id (`qwen2.5-coder-1.5b-instruct`, as `npm run fetch-models -- --llm=…`
  *   installs it), or a model name with `UMO_UPDATE_MODEL_URL` (an OpenAI-compatible endpoint:

@@ -128,17 +128,6 @@ export const completeDocument =
         ...platformErrors,
         ...(operation["requestBody"] ? bodyErrors : {})
       }
-      // An import reads at least one value: an empty or blank body is refused (422), so its schema says so.
-      if (operation["operationId"] === "transfers.import")
-        for (const media of Object.values(
-          (operation["requestBody"]?.["content"] ?? {}) as Record<string, Json>
-        ))
-          media["schema"] = {
-            ...media["schema"],
-            minLength: 1,
-            pattern: "\\S",
-            description: "at least one line that is not blank"
-          }
       // Multipart fields are text: an optional one is absent, never null.
       const form = operation["requestBody"]?.["content"]?.["multipart/form-data"]?.["schema"]?.["properties"]
       for (const name of Object.keys(form ?? {})) form[name] = withoutNull(form[name])
