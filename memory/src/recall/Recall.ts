@@ -14,7 +14,6 @@ import { Cache, Clock, Config, Duration, Effect, Exit, Option } from "effect"
 import { storeFailure } from "../Errors.js"
 import { timed } from "../StageTimings.js"
 import * as Currency from "../updates/Currency.js"
-import { byScore } from "../updates/Currency.js"
 import * as LaterRelated from "../updates/LaterRelated.js"
 import { readQuestion, statesAsked } from "../updates/Succession.js"
 import { baseScores, entityKey, entityOverlap, type Signals, weightsConfig, withContext } from "./Ranking.js"
@@ -237,7 +236,9 @@ export const make = Effect.gen(function* () {
             byId
           )
         )
-      const candidates = reranking ? new Map(yield* reranked(byScore(scores).slice(0, depth))) : scores
+      const candidates = reranking
+        ? new Map(yield* reranked(Currency.byScore(scores).slice(0, depth)))
+        : scores
       const {
         ranked,
         records: byId,
@@ -346,7 +347,7 @@ const rerank = (
       Effect.map((scores) => {
         const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b)
         const rerankedAt = new Map(order.map((i, rank) => [i, rank]))
-        return byScore(
+        return Currency.byScore(
           new Map(candidates.map(([id], i) => [id, 1 / (61 + i) + 1 / (61 + rerankedAt.get(i)!)] as const))
         )
       }),

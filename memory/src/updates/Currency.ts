@@ -147,8 +147,9 @@ export const make = Effect.gen(function* () {
       )
       // A question about how things stand reads more candidates, to find what is current among them.
       const depth = Math.max(candidates.depth, past || reading.aboutNow ? currencyDepth : 0)
-      const records = yield* candidates.records(ranked.slice(0, depth).map(([id]) => id))
-      const read = ranked.slice(0, depth).filter(([id]) => records.has(id))
+      const best = ranked.slice(0, depth)
+      const records = yield* candidates.records(best.map(([id]) => id))
+      const read = best.filter(([id]) => records.has(id))
       const byWords = newestAnswerFirst(read, records, similarity, facts, reading)
       const judged =
         reading.aboutNow && !past

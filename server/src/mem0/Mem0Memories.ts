@@ -57,13 +57,19 @@ const listFields: Readonly<Record<string, FieldRule>> = {
   end_date: "use"
 }
 
+/** A switch of the body: true, false, or absent (undefined, as null is); anything else is a 422 naming it. */
+const flag = (body: Readonly<Record<string, unknown>>, field: string) =>
+  Effect.gen(function* () {
+    const value = body[field]
+    if (value === undefined || value === null) return undefined
+    if (typeof value !== "boolean") return yield* invalid(field, "must be true or false")
+    return value
+  })
+
 /** Which versions a read takes: Mem0's `latest_only: false` asks for the superseded ones too. */
 const includeSuperseded = (body: Readonly<Record<string, unknown>>) =>
   Effect.gen(function* () {
-    const latest = body["latest_only"]
-    if (latest !== undefined && latest !== null && typeof latest !== "boolean")
-      return yield* invalid("latest_only", "must be true or false")
-    return latest === false
+    return (yield* flag(body, "latest_only")) === false
   })
 
 const wholeNumber = (value: unknown, field: string, min: number, max: number, rule: string, part?: string) =>
@@ -102,14 +108,12 @@ export const search: Mem0Call = (request) =>
     )
       return yield* invalid("fields", "must be a list of field names")
     const filters = yield* Effect.fromResult(selectionOf(body))
-    const rerank = body["rerank"]
-    if (rerank !== undefined && rerank !== null && typeof rerank !== "boolean")
-      return yield* invalid("rerank", "must be true or false")
+    const rerank = yield* flag(body, "rerank")
     const memory = yield* Memory
     const found = yield* memory.search({
       query: body["query"] as string,
       limit,
-      ...(typeof rerank === "boolean" ? { rerank } : {}),
+      ...(rerank === undefined ? {} : { rerank }),
       include_superseded: yield* includeSuperseded(body),
       ...(filters === undefined ? {} : { filters })
     })
