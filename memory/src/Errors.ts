@@ -55,7 +55,7 @@ export const memoryNotFound = (id: string) =>
 export const storeFailure = (error: StoreError | LedgerError) =>
   error.reason === "UnknownMemory"
     ? Effect.fail(memoryNotFound(error.umo_id ?? ""))
-    : error.reason === "AlreadySuperseded"
+    : error.reason === "AlreadySuperseded" || error.reason === "Immutable"
       ? Effect.fail(new InvalidRequest({ detail: `invalid request body: supersedes: ${error.detail}` }))
       : storeUnavailable(error)
 

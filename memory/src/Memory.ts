@@ -36,6 +36,7 @@ import type {
   Unavailable,
   UnsupportedFile
 } from "./Errors.js"
+import type { Expired } from "./expiry/Sweeper.js"
 import type {
   AskRequest,
   BatchRequest,
@@ -94,6 +95,9 @@ export interface FileToCapture {
   readonly supersedes?: ReadonlyArray<string> | undefined
   readonly infer_updates?: boolean | undefined
   readonly dedupe?: boolean | undefined
+  readonly expires_at?: string | undefined
+  readonly ttl?: number | undefined
+  readonly immutable?: boolean | undefined
 }
 
 /** What a request schema accepts: its encoded form (the JSON a caller sends). */
@@ -193,6 +197,12 @@ export interface MemoryShape {
     request?: In<typeof ImportRequest>,
     onProgress?: (summary: ImportSummary) => void
   ) => ForAccount<ImportSummary, InvalidRequest | Unavailable>
+  /**
+   * Erases every account's expired memories now, with a signed erasure receipt per account (what
+   * the sweeper does every `UMO_EXPIRY_SWEEP_SECONDS`, 60 by default). Reads leave an expired
+   * memory out from the instant it expires, swept or not.
+   */
+  readonly sweepExpired: Effect.Effect<ReadonlyArray<Expired>, Unavailable>
 }
 
 export class Memory extends Context.Service<Memory, MemoryShape>()("@umo/memory/Memory") {}

@@ -4,6 +4,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as Answers from "./answer/Answers.js"
 import * as Capture from "./capture/Capture.js"
 import { decodeRequest } from "./Errors.js"
+import * as Sweeper from "./expiry/Sweeper.js"
 import { selectionOf } from "./Filters.js"
 import * as Insight from "./insight/Insight.js"
 import { Memory, MemoryAccount } from "./Memory.js"
@@ -56,6 +57,8 @@ export const make = (options: MemoryOptions = {}) =>
     const records = yield* Records.make
     const exports = yield* Export.make(records.signingKeys)
     const imports = yield* Import.make(pipeline)
+    const sweeper = yield* Sweeper.make()
+    yield* sweeper.run(yield* Sweeper.sweepSecondsConfig)
 
     return Memory.of({
       capture: (request, options) =>
@@ -130,7 +133,8 @@ export const make = (options: MemoryOptions = {}) =>
       exportMemories: (request) =>
         Effect.flatMap(Effect.service(MemoryAccount), (account) => exports.exportMemories(account, request)),
       importMemories: (input, request, onProgress) =>
-        Effect.flatMap(accountId, (id) => imports.importMemories(id, input, request, onProgress))
+        Effect.flatMap(accountId, (id) => imports.importMemories(id, input, request, onProgress)),
+      sweepExpired: sweeper.sweep
     })
   })
 

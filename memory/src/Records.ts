@@ -39,7 +39,9 @@ export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
   supersedes: m.supersedes,
   superseded_by: m.superseded_by,
   superseded_at: m.superseded_at,
-  imported_from: m.imported_from
+  imported_from: m.imported_from,
+  expires_at: m.expires_at,
+  immutable: m.immutable
 })
 
 /**
@@ -105,7 +107,9 @@ export const make = Effect.gen(function* () {
           agent_id: m.agent_id,
           session_id: m.session_id,
           metadata: m.metadata,
-          superseded_by: m.superseded_by
+          superseded_by: m.superseded_by,
+          expires_at: m.expires_at,
+          immutable: m.immutable
         })),
         total_count: page.total,
         has_more: offset + page.items.length < page.total

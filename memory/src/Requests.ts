@@ -42,13 +42,38 @@ export const UpdateFields = {
   })
 }
 
+/** At most ten years: an expiry further out is a mistake more often than a wish. */
+export const longestTtlSeconds = 10 * 366 * 24 * 3600
+
+/** How long a memory lasts (`expires_at` or `ttl`, not both): see `Lifetime` in `Results`. */
+export const ExpiryFields = {
+  expires_at: Schema.optional(Timestamp).annotate({
+    description:
+      "when the memory expires (a date means its start, UTC): from then on no list, search or answer returns " +
+      "it, and the sweeper erases it with a signed erasure receipt; must be in the future; default never"
+  }),
+  ttl: Schema.optional(Count(1, longestTtlSeconds)).annotate({
+    description: "the memory expires this many seconds from now (instead of expires_at); at most ten years"
+  })
+}
+
+/** What a capture says about the memory's lifetime. */
+export const LifetimeFields = {
+  ...ExpiryFields,
+  immutable: Schema.optional(Schema.Boolean).annotate({
+    description:
+      "refuse every later update or supersession of this memory (it can still be deleted); default false"
+  })
+}
+
 /** One capture: `POST /v1/process`, and each item of a batch. */
 export const CaptureRequest = Schema.Struct({
   content: VisibleText(50_000).annotate({ description: "the text to capture: 1 to 50,000 characters" }),
   source: Schema.optional(Schema.NullOr(Source)),
   timestamp: Schema.optional(Timestamp),
   ...ScopeAndMetadata,
-  ...UpdateFields
+  ...UpdateFields,
+  ...LifetimeFields
 })
 export type CaptureRequest = typeof CaptureRequest.Type
 
@@ -64,9 +89,16 @@ export type BatchRequest = typeof BatchRequest.Type
 
 /**
  * A change to a memory (`PATCH /v1/memories/{id}`): its new text, its new metadata (replacing the
- * old whole), or both. Captured as a new version that supersedes it, in the same scope.
+ * old whole), or both, captured as a new version that supersedes it, in the same scope; or only
+ * its expiry, moved in place.
  */
 export const UpdateRequest = Schema.Struct({
+  ...ExpiryFields,
+  expires_at: Schema.optional(Schema.NullOr(Timestamp)).annotate({
+    description:
+      "when the memory expires (null: never). Alone (or with ttl), it moves the expiry in place, with no new " +
+      "version; with content or metadata, the new version expires then; default the memory's own"
+  }),
   content: Schema.optional(VisibleText(50_000)).annotate({
     description: "the new text: 1 to 50,000 characters; default the memory's own"
   }),
@@ -79,16 +111,26 @@ export const UpdateRequest = Schema.Struct({
   })
 }).check(
   Schema.makeFilter(
-    (request: { readonly content?: string | undefined; readonly metadata?: unknown }) =>
-      request.content !== undefined || request.metadata !== undefined
+    (request: {
+      readonly content?: string | undefined
+      readonly metadata?: unknown
+      readonly expires_at?: string | null | undefined
+      readonly ttl?: number | undefined
+    }) =>
+      request.content !== undefined ||
+      request.metadata !== undefined ||
+      request.expires_at !== undefined ||
+      request.ttl !== undefined
         ? undefined
-        : "give content, metadata or both: the change to make",
+        : "give content, metadata, expires_at or ttl: the change to make",
     {
-      // Present and not null: an optional field may be sent as null, which means "not given".
+      // Present (content and metadata not null: an optional field sent as null means "not given").
       toJsonSchema: () => ({
         anyOf: [
           { required: ["content"], properties: { content: { type: "string" } } },
-          { required: ["metadata"], properties: { metadata: { type: "object" } } }
+          { required: ["metadata"], properties: { metadata: { type: "object" } } },
+          { required: ["expires_at"] },
+          { required: ["ttl"] }
         ]
       })
     }

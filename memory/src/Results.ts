@@ -28,6 +28,14 @@ export const Succession = {
   superseded_at: Schema.NullOr(Schema.String)
 }
 
+/** How long a memory lasts, and whether anything may replace it. */
+export const Lifetime = {
+  /** When it expires (ISO 8601): it leaves every read then and is erased with a signed receipt; null: never. */
+  expires_at: Schema.NullOr(Schema.String),
+  /** Captured immutable: updates and supersessions of it are refused. */
+  immutable: Schema.Boolean
+}
+
 /**
  * Where an imported memory came from: the export's format, the original's id and capture time, and
  * whether its proof held against the export's signing keys (null: it carried none, as Mem0's do not).
@@ -49,7 +57,8 @@ export const MemoryRecord = Schema.Struct({
   ...stored,
   content_text: Schema.String,
   ...Succession,
-  imported_from: Schema.NullOr(ImportedFrom)
+  imported_from: Schema.NullOr(ImportedFrom),
+  ...Lifetime
 })
 export type MemoryRecord = typeof MemoryRecord.Type
 
@@ -119,7 +128,8 @@ export const ListItem = Schema.Struct({
   timestamp: Schema.String,
   source: Schema.NullOr(Schema.String),
   ...Belonging,
-  superseded_by: Schema.NullOr(Schema.String)
+  superseded_by: Schema.NullOr(Schema.String),
+  ...Lifetime
 })
 
 export const ListPage = Schema.Struct({
@@ -237,6 +247,10 @@ export const ErasureReceipt = Schema.Struct({
   receipt: Schema.String
 })
 export type ErasureReceipt = typeof ErasureReceipt.Type
+
+/** What a sweep of expired memories erased of one account (its receipt's claims say `reason: "expired"`). */
+export const ExpiredErasure = Schema.Struct({ account_id: Schema.String, erasure: ErasureReceipt })
+export type ExpiredErasure = typeof ExpiredErasure.Type
 
 /** One version in a memory's line: the memory as `get` returns it. */
 export const MemoryHistory = Schema.Struct({

@@ -40,8 +40,13 @@ export interface OpenMemoryOptions extends UmoConfig {
   readonly signingKey?: string | undefined
 }
 
-/** The memory service in this process: the verbs of `UMOClient`, and `close()`. */
+/** The memory service in this process: the verbs of `UMOClient`, `sweepExpired()` and `close()`. */
 export interface OpenMemory extends Client.UMOMemory {
+  /**
+   * Erases the expired memories now (the sweeper does every `UMO_EXPIRY_SWEEP_SECONDS`): the signed
+   * erasure receipt of this account's, none when none had expired. Reads leave them out already.
+   */
+  sweepExpired(): Promise<Client.ErasureReceipt | null>
   /** Stops the service: waits for calls under way, closes the database and releases its directory. */
   close(): Promise<void>
 }
@@ -243,6 +248,13 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
           m.importMemories(inputStream(input), Client.importRequest(options))
         )
       ),
+    sweepExpired: async () => {
+      const raw = await call(Schema.Array(Results.ExpiredErasure), (m) => m.sweepExpired)
+      const mine = (raw as unknown as ReadonlyArray<Client.Raw>).find(
+        (s) => s.account_id === account.account_id
+      )
+      return mine === undefined ? null : new Client.ErasureReceipt(mine.erasure as Client.Raw)
+    },
     close: () => runtime.dispose()
   }
   return memory

@@ -50,6 +50,15 @@ export interface MemoryFields extends Scope {
    * storing this one again, when its timestamp is the same or not given (default true).
    */
   readonly dedupe?: boolean
+  /**
+   * When it expires (a date means its start, UTC): it leaves list, search and answers then, and is
+   * erased with a signed erasure receipt. Give this or `ttl`; default never.
+   */
+  readonly expiresAt?: Date | string
+  /** Expires this many seconds from now (instead of `expiresAt`). */
+  readonly ttl?: number
+  /** Refuse every later update or supersession of it (it can still be deleted); default false. */
+  readonly immutable?: boolean
 }
 
 export interface CaptureOptions extends MemoryFields {
@@ -101,6 +110,13 @@ export interface UpdateOptions extends Idempotent {
   readonly metadata?: Readonly<Record<string, MetadataValue>>
   /** When the new version happened (default: the memory's own when only metadata changes, else now). */
   readonly timestamp?: Date | string
+  /**
+   * When it expires (null: never). Alone (or `ttl` alone) it moves the expiry in place, with no new
+   * version; with content or metadata, the new version expires then (default: the memory's own).
+   */
+  readonly expiresAt?: Date | string | null
+  /** Expires this many seconds from now (instead of `expiresAt`). */
+  readonly ttl?: number
 }
 
 /** Which of the account's scopes `scopes` lists. */
@@ -246,7 +262,16 @@ const selectionOptions = [
   "includeSuperseded",
   "filters"
 ]
-const memoryOptions = [...scopeOptions, "metadata", "supersedes", "inferUpdates", "dedupe"]
+const memoryOptions = [
+  ...scopeOptions,
+  "metadata",
+  "supersedes",
+  "inferUpdates",
+  "dedupe",
+  "expiresAt",
+  "ttl",
+  "immutable"
+]
 const captureOptions = [...memoryOptions, "source", "timestamp"]
 
 /** The options each call takes: any other is refused, in plain JavaScript too. */
@@ -254,7 +279,7 @@ const optionsOf = {
   capture: [...captureOptions, "idempotencyKey"],
   "batch item": ["content", ...captureOptions],
   upload: [...memoryOptions, "source", "idempotencyKey"],
-  update: ["content", "metadata", "timestamp", "idempotencyKey"],
+  update: ["content", "metadata", "timestamp", "expiresAt", "ttl", "idempotencyKey"],
   scopes: ["kind", "prefix", "limit", "offset"],
   list: [...selectionOptions, "limit", "offset"],
   ask: [...selectionOptions, "limit", "rerank"],
@@ -315,7 +340,10 @@ export const memoryFields = (options: MemoryFields) => ({
     metadata: options.metadata,
     supersedes: options.supersedes,
     infer_updates: options.inferUpdates,
-    dedupe: options.dedupe
+    dedupe: options.dedupe,
+    expires_at: iso(options.expiresAt),
+    ttl: options.ttl,
+    immutable: options.immutable
   })
 })
 
@@ -328,7 +356,13 @@ export const uploadRequest = (options: UploadOptions = {}) => {
 /** The update request (`PATCH /v1/memories/{id}`). */
 export const updateRequest = (change: UpdateOptions) => {
   checkOptions("update", change)
-  return defined({ content: change.content, metadata: change.metadata, timestamp: iso(change.timestamp) })
+  return defined({
+    content: change.content,
+    metadata: change.metadata,
+    timestamp: iso(change.timestamp),
+    expires_at: change.expiresAt === null ? null : iso(change.expiresAt),
+    ttl: change.ttl
+  })
 }
 
 /** The scopes request (`GET /v1/scopes`). */

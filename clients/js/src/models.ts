@@ -64,6 +64,10 @@ export class Memory {
   readonly supersededAt: string | null
   /** Where it was imported from (`importMemories`), or null when it was captured here. */
   readonly importedFrom: ImportedFrom | null
+  /** When it expires (ISO 8601), or null: never. */
+  readonly expiresAt: string | null
+  /** Captured immutable: updates and supersessions of it are refused. */
+  readonly immutable: boolean
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
@@ -88,6 +92,8 @@ export class Memory {
     this.supersededBy = optStr(raw, "superseded_by")
     this.supersededAt = optStr(raw, "superseded_at")
     this.importedFrom = importedFrom(raw)
+    this.expiresAt = optStr(raw, "expires_at")
+    this.immutable = raw.immutable === true
   }
 }
 
@@ -212,12 +218,18 @@ export class MemorySummary extends Belonging {
   readonly summary: string
   readonly qualityScore: number
   readonly createdAt: string
+  /** When it expires (ISO 8601), or null: never. */
+  readonly expiresAt: string | null
+  /** Captured immutable: updates and supersessions of it are refused. */
+  readonly immutable: boolean
   constructor(raw: Raw) {
     super(raw)
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
     this.qualityScore = num(raw, "quality_score")
     this.createdAt = str(raw, "created_at")
+    this.expiresAt = optStr(raw, "expires_at")
+    this.immutable = raw.immutable === true
   }
 }
 

@@ -27,6 +27,8 @@ export interface ReceiptClaims {
   readonly umo_ids?: ReadonlyArray<string>
   readonly count?: number
   readonly first_seq?: number
+  /** Erasure receipts of the expiry sweeper: `expired` (a caller's erasure has none). */
+  readonly reason?: "expired"
   readonly entry: LedgerEntry
 }
 

@@ -54,6 +54,7 @@ export type RecalledMemory = Pick<
   | "session_id"
   | "metadata"
   | "superseded_by"
+  | "expires_at"
 >
 
 /**

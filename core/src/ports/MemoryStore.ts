@@ -14,6 +14,7 @@ export class StoreError extends Schema.Error<StoreError>("StoreError")({
    * `IdempotencyKeyUsed`: another write stored an answer under the same idempotency key first.
    * `UnknownMemory`: a capture's `supersedes` names no memory of the account (`umo_id` says which).
    * `AlreadySuperseded`: a capture's `supersedes` names a memory another one superseded already.
+   * `Immutable`: a capture's `supersedes` names a memory captured immutable.
    */
   reason: Schema.Literals([
     "Unavailable",
@@ -22,6 +23,7 @@ export class StoreError extends Schema.Error<StoreError>("StoreError")({
     "IdempotencyKeyUsed",
     "UnknownMemory",
     "AlreadySuperseded",
+    "Immutable",
     "Failed"
   ]),
   /** The memory a reason is about (`UnknownMemory`, `AlreadySuperseded`). */
@@ -59,6 +61,14 @@ export type StoredMemory = Omit<Umo, "embedding"> & {
   readonly superseded_at: string | null
   /** Where it was imported from, or null for a memory captured here. */
   readonly imported_from: ImportedFrom | null
+  /**
+   * When it expires (ISO 8601), or null: from then on no read returns it, and the sweeper erases
+   * it with a signed erasure receipt. Not part of `record_hash`: it may be moved (a read refreshing
+   * a LangGraph item's TTL) without a new version.
+   */
+  readonly expires_at: string | null
+  /** Captured immutable: nothing supersedes it, neither a caller's update nor an inferred one. */
+  readonly immutable: boolean
 }
 
 /** Which memories a read takes: those the filter admits, superseded ones only when asked for. */
@@ -67,6 +77,8 @@ export interface Selection {
   readonly filter?: MemoryFilter | undefined
   /** Default: false, current memories only. */
   readonly includeSuperseded?: boolean | undefined
+  /** Default: false: memories past their `expires_at` are left out (an erasure takes them too). */
+  readonly includeExpired?: boolean | undefined
 }
 
 export interface ListOptions extends Selection {
@@ -127,6 +139,10 @@ export interface CaptureWrite {
   readonly dedupe?: { readonly timeGiven: boolean } | undefined
   /** An imported memory's original (`umo:<id>`, `mem0:<id>`): kept, so it is never imported twice. */
   readonly origin?: { readonly key: string; readonly imported_from: ImportedFrom } | undefined
+  /** When it expires (ISO 8601); default never. */
+  readonly expiresAt?: string | undefined
+  /** Refuse every later supersession of it; default false. */
+  readonly immutable?: boolean | undefined
 }
 
 /** A memory as an export writes it: with its signed chain entries, and its chunk vectors when asked. */
@@ -236,8 +252,28 @@ export interface MemoryStoreShape {
     accountId: string,
     key: string
   ) => Effect.Effect<Option.Option<IdempotentAnswer>, StoreError>
+  /** The memory, unless it is unknown or expired. */
   readonly get: (accountId: string, umoId: string) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
-  /** The account's memories among `umoIds`, in no particular order; unknown ids are skipped. */
+  /**
+   * Moves a current, unexpired memory's expiry (null: never) in place, with no new version (none
+   * when there is no such memory).
+   */
+  readonly setExpiry: (
+    accountId: string,
+    umoId: string,
+    expiresAt: string | null
+  ) => Effect.Effect<Option.Option<StoredMemory>, StoreError>
+  /**
+   * Erases up to `limit` memories whose expiry has passed, oldest expiry first, as `erase` does:
+   * one signed erasure receipt (claims `reason: "expired"`) per account they belonged to.
+   */
+  readonly sweepExpired: (
+    limit: number
+  ) => Effect.Effect<
+    ReadonlyArray<{ readonly account_id: string; readonly erasure: ErasureReceipt }>,
+    StoreError
+  >
+  /** The account's memories among `umoIds` (expired ones too), in no particular order; unknown ids are skipped. */
   readonly getMany: (
     accountId: string,
     umoIds: ReadonlyArray<string>

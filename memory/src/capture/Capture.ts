@@ -5,9 +5,11 @@ import {
   Embedder,
   FileParser,
   isUmoId,
+  Ledger,
   MemoryStore,
   type Pipeline,
   type PipelineError,
+  type StoredMemory,
   sha256Hex,
   storableText,
   type Umo
@@ -27,7 +29,14 @@ import {
 } from "../Errors.js"
 import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fields.js"
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
-import { BatchRequest, CaptureRequest, ScopeAndMetadata, UpdateFields, UpdateRequest } from "../Requests.js"
+import {
+  BatchRequest,
+  CaptureRequest,
+  LifetimeFields,
+  ScopeAndMetadata,
+  UpdateFields,
+  UpdateRequest
+} from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Facts from "../updates/Facts.js"
 import * as Judging from "../updates/Judging.js"
@@ -51,7 +60,12 @@ const captured = (
 })
 
 /** What a file capture takes besides the file: the capture request's fields other than its text. */
-const UploadFields = Schema.Struct({ source: Schema.optional(Source), ...ScopeAndMetadata, ...UpdateFields })
+const UploadFields = Schema.Struct({
+  source: Schema.optional(Source),
+  ...ScopeAndMetadata,
+  ...UpdateFields,
+  ...LifetimeFields
+})
 type UploadFields = typeof UploadFields.Type
 
 const decodeCapture = decodeRequest(CaptureRequest, "request body")
@@ -117,10 +131,53 @@ interface Refusal {
 }
 const refusal = (status: number, detail: string): Refusal => ({ status, detail })
 
+/** A request's field refused in its words (see `expiryOf`). */
+const refusedIfFailed = <A>(result: Result.Result<A, string>) =>
+  Result.isSuccess(result)
+    ? Effect.succeed(result.success)
+    : Effect.fail(new InvalidRequest({ detail: result.failure }))
+
+const immutable = (id: string) =>
+  new InvalidRequest({
+    detail: `memory ${id} is immutable: it cannot be updated or superseded (capture a new memory, or delete it)`
+  })
+
 /** The ids a request supersedes, as stored (ids are lowercase UUIDs). */
 const supersededIds = (request: Pick<UploadFields, "supersedes">) => [
   ...new Set((request.supersedes ?? []).map((id) => id.toLowerCase()))
 ]
+
+/** What a capture stores of its lifetime: when it expires (absent: never) and whether it is immutable. */
+interface Lifetime {
+  readonly expiresAt?: string | undefined
+  readonly immutable?: boolean | undefined
+}
+
+/**
+ * When a memory given `expires_at` or `ttl` expires, as of `now`, or why the request is refused:
+ * both given, or an instant not in the future (stored, it would be gone before anyone read it).
+ */
+export const expiryOf = (
+  request: { readonly expires_at?: string | null | undefined; readonly ttl?: number | undefined },
+  now: number
+): Result.Result<string | null | undefined, string> => {
+  if (request.expires_at !== undefined && request.ttl !== undefined)
+    return Result.fail("invalid request body: expires_at, ttl: give one of them, not both")
+  if (request.ttl !== undefined) return Result.succeed(new Date(now + request.ttl * 1000).toISOString())
+  if (request.expires_at == null) return Result.succeed(request.expires_at)
+  const at = parseTimestamp(request.expires_at)!.getTime()
+  return at > now
+    ? Result.succeed(new Date(at).toISOString())
+    : Result.fail(
+        `invalid request body: expires_at: must be in the future (got ${request.expires_at}, it is now ${new Date(now).toISOString()})`
+      )
+}
+
+const lifetimeOf = (request: Pick<UploadFields, "expires_at" | "ttl" | "immutable">, now: number) =>
+  Result.map(
+    expiryOf(request, now),
+    (expiresAt): Lifetime => ({ expiresAt: expiresAt ?? undefined, immutable: request.immutable })
+  )
 
 /**
  * The three captures: one text, a batch, a file. Each runs the pipeline, then stores what it made
@@ -131,6 +188,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const embedder = yield* Embedder
     const files = yield* FileParser
     const store = yield* MemoryStore
+    const ledger = yield* Ledger
     const { once } = yield* Idempotency.make
     const inferByDefault = yield* Facts.inferUpdatesConfig
 
@@ -144,7 +202,8 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       request: Pick<UploadFields, "supersedes" | "infer_updates" | "dedupe"> & {
         readonly timestamp?: string | undefined
       },
-      umo: Umo
+      umo: Umo,
+      lifetime: Lifetime
     ): Effect.Effect<CaptureWrite> =>
       Effect.map(facts.captured(umo), (stated) => {
         const infer = request.infer_updates ?? inferByDefault
@@ -157,8 +216,13 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           facts: stated,
           inferUpdates: infer,
           judge: infer && judging.judging,
-          // A capture naming what it replaces is a new version, never a repeat.
-          ...(request.dedupe === false || supersedes.length > 0
+          ...lifetime,
+          // A capture naming what it replaces is a new version, never a repeat; one with a
+          // lifetime of its own is not answered by a memory without it.
+          ...(request.dedupe === false ||
+          supersedes.length > 0 ||
+          lifetime.expiresAt !== undefined ||
+          lifetime.immutable === true
             ? {}
             : { dedupe: { timeGiven: request.timestamp !== undefined } })
         }
@@ -192,9 +256,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         const found = new Map(
           (yield* store.getMany(accountId, ids).pipe(Effect.catch(storeFailure))).map((m) => [m.umo_id, m])
         )
+        const now = Date.now()
         for (const id of ids) {
           const memory = found.get(id)
-          if (memory === undefined) return yield* memoryNotFound(id)
+          if (memory === undefined || (memory.expires_at !== null && Date.parse(memory.expires_at) <= now))
+            return yield* memoryNotFound(id)
+          if (memory.immutable) return yield* immutable(id)
           if (memory.superseded_by !== null || claimed.has(id))
             return yield* new InvalidRequest({
               detail: `invalid request body: supersedes: memory ${id} is already superseded${memory.superseded_by === null ? " (by an earlier item)" : ` by ${memory.superseded_by}`}; supersede that one instead`
@@ -211,6 +278,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const capture = (accountId: string, input: unknown, options?: CaptureOptions) =>
       Effect.gen(function* () {
         const request = yield* decodeCapture(input)
+        const lifetime = yield* refusedIfFailed(lifetimeOf(request, Date.now()))
         const key = yield* keyOf(options)
         return yield* once<Captured, MemoryNotFound>(
           accountId,
@@ -226,7 +294,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               }).pipe(Effect.catch(pipelineFailure))
               return yield* judgedSave(
                 accountId,
-                [yield* writeOf(request, umo)],
+                [yield* writeOf(request, umo, lifetime)],
                 save,
                 ([receipt], warning) => captured(umo, receipt!, warning)
               )
@@ -255,13 +323,19 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               // Each item checked: its request, or why it was refused. Supersessions are checked in
               // order, so two items cannot both supersede one memory.
               const claimed = new Set<string>()
-              const checked: Array<Result.Result<CaptureRequest, Refusal>> = []
+              const checked: Array<Result.Result<CaptureRequest & { lifetime: Lifetime }, Refusal>> = []
+              const now = Date.now()
               for (const item of items) {
                 const decoded = decodeItem(item)
                 if (Result.isFailure(decoded)) {
                   checked.push(
                     Result.fail(refusal(422, describeIssue(decoded.failure.issue, "invalid item: ")))
                   )
+                  continue
+                }
+                const lifetime = lifetimeOf(decoded.success, now)
+                if (Result.isFailure(lifetime)) {
+                  checked.push(Result.fail(refusal(422, lifetime.failure)))
                   continue
                 }
                 const ids = supersededIds(decoded.success)
@@ -274,7 +348,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 if (refused !== undefined) checked.push(Result.fail(refused))
                 else {
                   for (const id of ids) claimed.add(id)
-                  checked.push(Result.succeed(decoded.success))
+                  checked.push(Result.succeed({ ...decoded.success, lifetime: lifetime.success }))
                 }
               }
               // Each valid item: its write, or why the pipeline refused its content.
@@ -291,7 +365,9 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                             : parseTimestamp(item.success.timestamp),
                         ...pipelineInput(item.success)
                       }).pipe(
-                        Effect.flatMap((umo) => Effect.map(writeOf(item.success, umo), Result.succeed)),
+                        Effect.flatMap((umo) =>
+                          Effect.map(writeOf(item.success, umo, item.success.lifetime), Result.succeed)
+                        ),
                         Effect.catch((error: PipelineError) =>
                           error.reason === "InvalidInput"
                             ? Effect.succeed(Result.fail(refusal(422, error.detail)))
@@ -329,6 +405,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       Effect.gen(function* () {
         const { bytes: _bytes, filename: _filename, mediaType: _mediaType, ...given } = file
         const fields = yield* decodeUploadFields(given)
+        const lifetime = yield* refusedIfFailed(lifetimeOf(fields, Date.now()))
         const { source, ...rest } = fields
         const key = yield* keyOf(options)
         if (file.bytes.length > uploadLimitBytes)
@@ -363,7 +440,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               }).pipe(Effect.catch(pipelineFailure))
               return yield* judgedSave(
                 accountId,
-                [yield* writeOf(fields, umo)],
+                [yield* writeOf(fields, umo, lifetime)],
                 save,
                 ([receipt], warning): Uploaded => ({
                   ...captured(umo, receipt!, warning),
@@ -388,12 +465,17 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         const old = yield* store.get(accountId, id.toLowerCase()).pipe(Effect.catch(storeFailure))
         if (Option.isNone(old)) return yield* memoryNotFound(id)
         const memory = old.value
+        const expiry = yield* refusedIfFailed(expiryOf(change, Date.now()))
         const content = change.content ?? memory.content
         const metadata = change.metadata ?? memory.metadata
-        if (content === memory.content && canonicalJson(metadata) === canonicalJson(memory.metadata))
+        const same = content === memory.content && canonicalJson(metadata) === canonicalJson(memory.metadata)
+        if (same && expiry !== undefined) return yield* moveExpiry(accountId, memory, expiry)
+        if (same)
           return yield* new InvalidRequest({
             detail: `invalid request body: the update changes nothing: memory ${memory.umo_id} already says this, with this metadata`
           })
+        if (memory.immutable) return yield* immutable(memory.umo_id)
+        const expiresAt = expiry === undefined ? memory.expires_at : expiry
         const timestamp = change.timestamp ?? (change.content === undefined ? memory.timestamp : undefined)
         return yield* capture(
           accountId,
@@ -405,12 +487,48 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
             ...(memory.agent_id === null ? {} : { agent_id: memory.agent_id }),
             ...(memory.session_id === null ? {} : { session_id: memory.session_id }),
             metadata,
+            ...(expiresAt === null ? {} : { expires_at: expiresAt }),
             supersedes: [memory.umo_id],
             // The caller said what this version replaces: the fact rules decide nothing more here.
             infer_updates: false
           },
           options
         )
+      })
+
+    /**
+     * Moves a current memory's expiry in place (a LangGraph read refreshing its TTL, say): the same
+     * memory, no new version, and its capture receipt signed again as the answer.
+     */
+    const moveExpiry = (accountId: string, memory: StoredMemory, expiresAt: string | null) =>
+      Effect.gen(function* () {
+        if (memory.superseded_by !== null)
+          return yield* new InvalidRequest({
+            detail: `invalid request body: memory ${memory.umo_id} is superseded by ${memory.superseded_by}; change that one`
+          })
+        const moved = yield* store
+          .setExpiry(accountId, memory.umo_id, expiresAt)
+          .pipe(Effect.catch(storeFailure))
+        if (Option.isNone(moved)) return yield* memoryNotFound(memory.umo_id)
+        const check = yield* ledger
+          .check(accountId, memory.umo_id, "capture")
+          .pipe(Effect.catch(storeFailure))
+        if (Option.isNone(check)) return yield* memoryNotFound(memory.umo_id)
+        const { entry } = check.value
+        const receipt = yield* ledger.signReceipt({
+          type: "umo-capture-receipt",
+          umo_id: memory.umo_id,
+          entry
+        })
+        return {
+          umo_id: memory.umo_id,
+          quality_score: memory.quality_score,
+          created_at: memory.created_at,
+          content_hash: memory.content_hash,
+          receipt,
+          supersedes: [],
+          superseded_by: null
+        } satisfies Captured
       })
 
     return { capture, batch, upload, update }

@@ -223,7 +223,9 @@ export const make = Effect.gen(function* () {
           const fetched = missing.length === 0 ? [] : yield* timed("read")(index.recalled(accountId, missing))
           records.keep(accountId, fetched)
           return new Map(
-            [...kept.values(), ...fetched].filter((m) => inSelection(m, selection)).map((m) => [m.umo_id, m])
+            [...kept.values(), ...fetched]
+              .filter((m) => inSelection(m, selection, now))
+              .map((m) => [m.umo_id, m])
           )
         })
       // The reranker reads each of the best candidates alone; what is current is ordered after it.
@@ -320,9 +322,13 @@ const oncePerText = (
   return [...texts.values()]
 }
 
-/** Whether a memory is in a selection: the filter admits it, and it is current unless superseded ones are asked for. */
-const inSelection = (memory: RecalledMemory, selection: Selection) =>
+/**
+ * Whether a memory is in a selection: the filter admits it, it is current unless superseded ones
+ * are asked for, and unexpired at `now` (the index may still hold one the sweeper has not reached).
+ */
+const inSelection = (memory: RecalledMemory, selection: Selection, now: number) =>
   (selection.includeSuperseded === true || memory.superseded_by === null) &&
+  (selection.includeExpired === true || memory.expires_at === null || Date.parse(memory.expires_at) > now) &&
   matchesFilter(memory, selection.filter ?? anyMemory)
 
 /**

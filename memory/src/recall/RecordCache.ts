@@ -48,7 +48,8 @@ export class RecordCache {
   /** Keeps records just read, dropping the least recently used past the limits. */
   keep(accountId: string, records: ReadonlyArray<RecalledMemory>): void {
     for (const record of records) {
-      if (record.content.length > longestKept) continue
+      // One that expires is read each time: its expiry may be moved (refreshed) by another process.
+      if (record.content.length > longestKept || record.expires_at !== null) continue
       this.drop(accountId, record.umo_id)
       this.records.set(key(accountId, record.umo_id), record)
       this.content += record.content.length

@@ -427,7 +427,9 @@ export class AccountIndex {
           agent_id: entry.agent_id,
           session_id: entry.session_id,
           metadata: entry.metadata,
-          superseded_by: entry.superseded_by
+          superseded_by: entry.superseded_by,
+          // The index holds the text of memories that never expire only (see `IndexRows`).
+          expires_at: null
         })
     }
     return { held, unheld }

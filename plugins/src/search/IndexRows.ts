@@ -57,7 +57,8 @@ export const longestHeld = 4_000
  * a query's stemmed terms. Reads only; scoped to one account each.
  */
 export const makeIndexRows = (sql: SqlClient.SqlClient) => {
-  const held = `length(m.content) + length(m.summary) <= ${longestHeld}`
+  // One that expires is read from the store each time too: its expiry may move without a chain entry.
+  const held = `length(m.content) + length(m.summary) <= ${longestHeld} AND m.expires_at IS NULL`
   const columns = sql.unsafe(`m.umo_id::text AS umo_id,
     CASE WHEN ${held} THEN m.content END AS content, CASE WHEN ${held} THEN m.summary END AS summary, m.source, m.user_id, m.agent_id, m.session_id,
     m.metadata::text AS metadata, m.superseded_by::text AS superseded_by,

@@ -14,7 +14,9 @@ export const eraseMatching = (
   sql: SqlClient.SqlClient,
   ledger: LedgerShape,
   accountId: string,
-  where: Statement.Fragment
+  where: Statement.Fragment,
+  /** Why, when the erasure is not a caller's (`expired`: the sweeper's); signed with the rest. */
+  reason?: "expired"
 ) =>
   transaction(
     sql,
@@ -44,7 +46,8 @@ export const eraseMatching = (
         umo_ids,
         deleted_at: last.recorded_at,
         first_seq: first.seq,
-        entry: last
+        entry: last,
+        ...(reason === undefined ? {} : { reason })
       })
       yield* sql`INSERT INTO erasure_receipts ${sql.insert({
         account_id: accountId,

@@ -138,11 +138,18 @@ export const filterSql = (sql: SqlClient.SqlClient, alias: string) => {
     }
   }
 
-  /** The rows of a selection: the filter's, and current ones only unless superseded ones are asked for. */
+  /**
+   * The rows of a selection: the filter's, current ones only unless superseded ones are asked for,
+   * and unexpired ones only unless expired ones are.
+   */
   const selected = (selection: Selection): Fragment => {
     const filter = where(selection.filter ?? anyMemory)
-    return selection.includeSuperseded ? sql`(${filter})` : sql`(${m}.superseded_by IS NULL AND ${filter})`
+    const current = selection.includeSuperseded ? sql`true` : sql`${m}.superseded_by IS NULL`
+    const live = selection.includeExpired ? sql`true` : unexpired
+    return sql`(${current} AND ${live} AND ${filter})`
   }
+  /** Not past its expiry: the only clock is the database's, the same for every process. */
+  const unexpired = sql`(${m}.expires_at IS NULL OR ${m}.expires_at > now())`
 
-  return { where, selected }
+  return { where, selected, unexpired }
 }

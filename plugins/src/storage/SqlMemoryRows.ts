@@ -32,6 +32,8 @@ export interface MemoryRow {
   readonly record_hash: string
   readonly embedding_model: string
   readonly imported_from: string | null
+  readonly expires_at: string | null
+  readonly immutable: boolean
 }
 
 /** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
@@ -44,7 +46,7 @@ export const memoryColumns = (sql: SqlClient.SqlClient) =>
     superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
-    imported_from::text AS imported_from`)
+    imported_from::text AS imported_from, ${isoUtc("expires_at")} AS expires_at, immutable`)
 
 export const toStored = (row: MemoryRow): StoredMemory => ({
   ...row,
@@ -67,7 +69,8 @@ export type RecalledRow = Pick<MemoryRow, keyof RecalledMemory>
 export const recalledColumns = (sql: SqlClient.SqlClient) =>
   sql.unsafe(`umo_id::text AS umo_id, content, summary, entities::text AS entities,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
-    source, user_id, agent_id, session_id, metadata::text AS metadata, superseded_by::text AS superseded_by`)
+    source, user_id, agent_id, session_id, metadata::text AS metadata, superseded_by::text AS superseded_by,
+    ${isoUtc("expires_at")} AS expires_at`)
 
 export const toRecalled = (row: RecalledRow): RecalledMemory => ({
   ...row,

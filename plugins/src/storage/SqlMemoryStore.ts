@@ -130,7 +130,9 @@ export const make = Effect.gen(function* () {
             "memories",
             stored.map(({ w, i }) => ({
               ...memoryRow(accountId, w.umo, recordHashes[i]!),
-              imported_from: w.origin === undefined ? null : JSON.stringify(w.origin.imported_from)
+              imported_from: w.origin === undefined ? null : JSON.stringify(w.origin.imported_from),
+              expires_at: w.expiresAt ?? null,
+              immutable: w.immutable ?? false
             })),
             500
           )
@@ -266,9 +268,47 @@ export const make = Effect.gen(function* () {
         )
 
   const get = (accountId: string, umoId: string) =>
-    reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`.pipe(
+    reads<MemoryRow>`SELECT ${readColumns} FROM memories
+      WHERE account_id = ${accountId} AND umo_id = ${umoId} AND ${readFilters.unexpired}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
       Effect.mapError(storeError("could not read the memory"))
+    )
+
+  const setExpiry: MemoryStoreShape["setExpiry"] = (accountId, umoId, expiresAt) =>
+    sql<MemoryRow>`UPDATE memories SET expires_at = ${expiresAt}::timestamptz
+      WHERE account_id = ${accountId} AND umo_id = ${umoId} AND superseded_by IS NULL AND ${filters.unexpired}
+      RETURNING ${columnsOf(sql)}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
+      Effect.mapError(storeError("could not set the memory's expiry"))
+    )
+
+  /**
+   * The expired memories, oldest expiry first, erased account by account: each account's under its
+   * chain lock, so a capture superseding one of them waits, then finds it gone.
+   */
+  const sweepExpired: MemoryStoreShape["sweepExpired"] = (limit) =>
+    Effect.gen(function* () {
+      const due = yield* sql<{ account_id: string; umo_id: string }>`
+        SELECT account_id::text AS account_id, umo_id::text AS umo_id FROM memories
+        WHERE expires_at IS NOT NULL AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`
+      const byAccount = new Map<string, Array<string>>()
+      for (const row of due)
+        byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row.umo_id])
+      return yield* Effect.forEach([...byAccount], ([accountId, ids]) =>
+        eraseMatching(
+          sql,
+          ledger,
+          accountId,
+          sql`${sql.in("umo_id", ids)} AND expires_at <= now()`,
+          "expired"
+        ).pipe(
+          Effect.tap((erased) => (erased.forgotten > 0 ? statistics.wrote(erased.forgotten) : Effect.void)),
+          Effect.map((erasure) => ({ account_id: accountId, erasure }))
+        )
+      )
+    }).pipe(
+      Effect.map((swept) => swept.filter((s) => s.erasure.forgotten > 0)),
+      Effect.mapError(storeError("could not erase the expired memories"))
     )
 
   // `memories` is its own alias: memoryColumns names it so.
@@ -364,7 +404,9 @@ export const make = Effect.gen(function* () {
     list,
     history,
     remove,
-    erase
+    erase,
+    setExpiry,
+    sweepExpired
   })
 })
 

@@ -39,14 +39,14 @@ export const applySupersessions = (
     const events: Array<LedgerEvent> = []
 
     /**
-     * Marks `older` superseded by `newer`, if it is still current; its event when it was. (Its
+     * Marks `older` superseded by `newer`, if it is still current and not immutable; its event when it was. (Its
      * `superseded_at` is the time its chain entry records: `recordSupersessionTimes`, after the append.)
      */
     const supersede = (older: string, newer: string) =>
       Effect.map(
         sql<{ content_hash: string; semantic_hash: string; record_hash: string }>`
           UPDATE memories SET superseded_by = ${newer}
-          WHERE account_id = ${accountId} AND umo_id = ${older} AND superseded_by IS NULL
+          WHERE account_id = ${accountId} AND umo_id = ${older} AND superseded_by IS NULL AND NOT immutable
           RETURNING content_hash, semantic_hash, record_hash`,
         ([row]) => {
           if (row === undefined) return false
@@ -58,13 +58,15 @@ export const applySupersessions = (
         }
       )
 
-    // Named by the caller: each must be the account's and current.
+    // Named by the caller: each must be the account's, unexpired, current and not immutable.
     const named = [...new Set(writes.flatMap((w) => w.supersedes))]
     if (named.length > 0) {
-      const rows = yield* sql<{ umo_id: string; superseded_by: string | null }>`
-        SELECT umo_id::text AS umo_id, superseded_by::text AS superseded_by FROM memories
-        WHERE account_id = ${accountId} AND ${sql.in("umo_id", named)} FOR UPDATE`
+      const rows = yield* sql<{ umo_id: string; superseded_by: string | null; immutable: boolean }>`
+        SELECT umo_id::text AS umo_id, superseded_by::text AS superseded_by, immutable FROM memories
+        WHERE account_id = ${accountId} AND ${sql.in("umo_id", named)}
+          AND (expires_at IS NULL OR expires_at > now()) FOR UPDATE`
       const found = new Map(rows.map((r) => [r.umo_id, r.superseded_by]))
+      const immutable = new Set(rows.filter((r) => r.immutable).map((r) => r.umo_id))
       for (const write of writes) {
         for (const older of write.supersedes) {
           if (!found.has(older) || older === write.umo.umo_id)
@@ -72,6 +74,12 @@ export const applySupersessions = (
               reason: "UnknownMemory",
               umo_id: older,
               detail: `no memory with id ${older} to supersede`
+            })
+          if (immutable.has(older))
+            return yield* new StoreError({
+              reason: "Immutable",
+              umo_id: older,
+              detail: `memory ${older} is immutable: nothing may supersede it`
             })
           const marked = yield* supersede(older, write.umo.umo_id)
           if (!marked)

@@ -4,7 +4,9 @@ import {
   EraseFields,
   FilterExpression,
   InvalidRequest,
+  LifetimeFields,
   ListRequest,
+  longestTtlSeconds,
   MemoryNotFound,
   Metadata,
   MetadataMatch,
@@ -73,6 +75,16 @@ const UploadForm = Schema.Struct({
   }),
   dedupe: Schema.optional(FormBoolean).annotate({
     description: "`true` or `false`: as a capture's dedupe (default true)"
+  }),
+  expires_at: LifetimeFields.expires_at,
+  ttl: Schema.optional(
+    Schema.NumberFromString.check(
+      Schema.isInt(),
+      Schema.isBetween({ minimum: 1, maximum: longestTtlSeconds })
+    )
+  ).annotate({ description: "seconds: as a capture's ttl" }),
+  immutable: Schema.optional(FormBoolean).annotate({
+    description: "`true` or `false`: as a capture's immutable (default false)"
   })
 })
 const readErrors = [MemoryNotFound, Unavailable]
@@ -110,7 +122,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         "decide the format. Rules on the file's content that a schema cannot state: a binary format other " +
         "than these is refused with 415, and a text file with no visible character in it with 422. The other " +
         "fields are a capture's: `user_id`, `agent_id`, `session_id`, `metadata` (a JSON object), `supersedes` " +
-        "(a JSON array of memory ids) and `infer_updates`."
+        "(a JSON array of memory ids), `infer_updates`, `dedupe`, `expires_at`, `ttl` and `immutable`."
     ),
     HttpApiEndpoint.post("query", "/v1/memories/query", search),
     HttpApiEndpoint.post("search", "/v1/search", search),

@@ -10,6 +10,7 @@ import scopesAndUpdates from "./0008_scopes_and_updates.js"
 import statementForget from "./0009_statement_forget.js"
 import imports from "./0010_imports.js"
 import newestAndRepeats from "./0011_newest_and_repeats.js"
+import expiry from "./0012_expiry.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -23,7 +24,8 @@ export const migrations = Migrator.fromRecord({
   "0008_scopes_and_updates": scopesAndUpdates,
   "0009_statement_forget": statementForget,
   "0010_imports": imports,
-  "0011_newest_and_repeats": newestAndRepeats
+  "0011_newest_and_repeats": newestAndRepeats,
+  "0012_expiry": expiry
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
