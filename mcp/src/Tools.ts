@@ -50,7 +50,9 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
       "several people, so each one's memories stay apart, and `metadata` for your own tags. When a fact changed " +
       "('she moved to Lisbon'), the older memory stating the old value is superseded by itself (by the fact rules, " +
       "and the update judge where the deployment turns it on); name memories it " +
-      "replaces in `supersedes` to say so outright. Returns the new memory's id, what it superseded and a signed receipt.",
+      "replaces in `supersedes` to say so outright. For something true only for a while (a door code this week, a " +
+      "trip), give `ttl` in seconds or `expires_at`: it leaves every search then. `immutable` keeps a memory from " +
+      "ever being replaced. Returns the new memory's id, what it superseded and a signed receipt.",
     input: CaptureRequest,
     output: Results.Captured,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -166,13 +168,17 @@ export const memoryTools: ReadonlyArray<MemoryTool> = [
     description:
       "Change what a memory says (`content`) or its tags (`metadata`, replacing them whole), when the user " +
       "corrects it or it changed: a new version is captured in the same scope and supersedes the old one, which " +
-      "stays in the memory's history. Give the id of the current version. Returns the new version's id.",
+      "stays in the memory's history. Give the id of the current version. `expires_at` (null: never) or `ttl` " +
+      "alone moves when it expires, in place. A memory captured immutable refuses changes. Returns the version's id.",
     input: Schema.Struct({ umo_id: memoryId, ...UpdateRequest.fields }),
     output: Results.Captured,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     call: (memory, { umo_id, ...change }) =>
       Effect.flatMap(idArgument({ umo_id }), (id) => memory.update(id, change as never)),
-    text: (r) => `Updated: the new version is memory ${r.umo_id}; it supersedes ${r.supersedes.join(", ")}.`
+    text: (r) =>
+      r.supersedes.length === 0
+        ? `Updated memory ${r.umo_id} in place: its expiry moved.`
+        : `Updated: the new version is memory ${r.umo_id}; it supersedes ${r.supersedes.join(", ")}.`
   }),
   tool({
     name: "list_scopes",

@@ -7,6 +7,7 @@ import base64
 import dataclasses
 import json
 import tempfile
+import time
 import unittest
 import uuid
 from pathlib import Path
@@ -331,3 +332,44 @@ class ChainTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LifetimeTest(unittest.TestCase):
+    """Expiry and immutability, as the client sends and reads them."""
+
+    def test_an_expiring_memory_shows_its_expiry_leaves_reads_when_it_passes_and_can_be_moved(self) -> None:
+        alice, user = client("alice"), unique("lifetime")
+        kept = alice.capture("The spare key is under the blue pot.", user_id=user, ttl=3600)
+        memory = alice.get(kept.umo_id)
+        self.assertIsNotNone(memory.expires_at)
+        self.assertFalse(memory.immutable)
+        [row] = alice.list(user_id=user).items
+        self.assertEqual(row.expires_at, memory.expires_at)
+        moved = alice.update(kept.umo_id, expires_at="2999-01-01")
+        self.assertEqual(moved.umo_id, kept.umo_id)
+        self.assertEqual(alice.get(kept.umo_id).expires_at, "2999-01-01T00:00:00.000Z")
+        alice.update(kept.umo_id, never_expires=True)
+        self.assertIsNone(alice.get(kept.umo_id).expires_at)
+        brief = alice.capture("The guest wifi password is tulip-42 today.", user_id=user, ttl=1)
+        time.sleep(1.2)
+        with self.assertRaises(NotFoundError):
+            alice.get(brief.umo_id)
+        self.assertEqual([i.umo_id for i in alice.list(user_id=user).items], [kept.umo_id])
+
+    def test_an_expiry_in_the_past_or_given_twice_is_a_422_naming_the_field(self) -> None:
+        with self.assertRaises(ValidationError) as past:
+            client("alice").capture("Yesterday's news.", expires_at="2001-01-01")
+        self.assertIn("expires_at", past.exception.detail)
+        with self.assertRaises(ValidationError) as both:
+            client("alice").capture("Twice.", expires_at="2999-01-01", ttl=5)
+        self.assertIn("expires_at, ttl", both.exception.detail)
+        with self.assertRaises(ValueError):
+            client("alice").update(str(uuid.uuid4()), ttl=5, never_expires=True)
+
+    def test_an_immutable_memory_refuses_an_update(self) -> None:
+        alice = client("alice")
+        fixed = alice.capture("The contract number is 88-1201.", user_id=unique("fixed"), immutable=True)
+        self.assertTrue(alice.get(fixed.umo_id).immutable)
+        with self.assertRaises(ValidationError) as refused:
+            alice.update(fixed.umo_id, content="The contract number is 99-0000.")
+        self.assertIn("immutable", refused.exception.detail)

@@ -33,6 +33,7 @@ BatchInput = Union[str, Mapping[str, Any]]
 # The fields of a capture besides its content, as the API names them (a batch item's keys too).
 CAPTURE_FIELDS = (
     "source", "timestamp", "user_id", "agent_id", "session_id", "metadata", "supersedes", "infer_updates", "dedupe",
+    "expires_at", "ttl", "immutable",
 )
 
 
@@ -59,8 +60,11 @@ def capture_fields(
     supersedes: Optional[Sequence[str]] = None,
     infer_updates: Optional[bool] = None,
     dedupe: Optional[bool] = None,
+    expires_at: Optional[Timestamp] = None,
+    ttl: Optional[int] = None,
+    immutable: Optional[bool] = None,
 ) -> dict[str, Any]:
-    """A capture's source, time, scope, tags, updates and dedupe: the fields given."""
+    """A capture's source, time, scope, tags, updates, dedupe and lifetime: the fields given."""
     if isinstance(supersedes, str):
         raise TypeError("supersedes is a list of memory ids, not one id")
     return some(
@@ -73,6 +77,9 @@ def capture_fields(
         supersedes=None if supersedes is None else list(supersedes),
         infer_updates=infer_updates,
         dedupe=dedupe,
+        expires_at=iso(expires_at),
+        ttl=ttl,
+        immutable=immutable,
     )
 
 
@@ -80,9 +87,22 @@ def update_fields(
     content: Optional[str] = None,
     metadata: Optional[Mapping[str, MetadataValue]] = None,
     timestamp: Optional[Timestamp] = None,
+    expires_at: Optional[Timestamp] = None,
+    ttl: Optional[int] = None,
+    never_expires: bool = False,
 ) -> dict[str, Any]:
-    """A change to a memory (``PATCH /v1/memories/{id}``): its new text, metadata and time, the ones given."""
-    return some(content=content, metadata=None if metadata is None else dict(metadata), timestamp=iso(timestamp))
+    """A change to a memory (``PATCH /v1/memories/{id}``): its new text, metadata, time and expiry,
+    the ones given (``never_expires``: ``expires_at`` null, the memory no longer expires)."""
+    if never_expires and (expires_at is not None or ttl is not None):
+        raise ValueError("never_expires: give it alone, not with expires_at or ttl")
+    fields = some(
+        content=content,
+        metadata=None if metadata is None else dict(metadata),
+        timestamp=iso(timestamp),
+        expires_at=iso(expires_at),
+        ttl=ttl,
+    )
+    return {**fields, "expires_at": None} if never_expires else fields
 
 
 def check_options(call: str, options: Mapping[str, Any], allowed: Sequence[str]) -> None:

@@ -157,6 +157,9 @@ class UMOClient:
         supersedes: Optional[Sequence[str]] = None,
         infer_updates: Optional[bool] = None,
         dedupe: Optional[bool] = None,
+        expires_at: Optional[Timestamp] = None,
+        ttl: Optional[int] = None,
+        immutable: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Captured:
         """Captures one text as a memory (``POST /v1/process``). Idempotent across retries: the
@@ -166,9 +169,12 @@ class UMOClient:
         ``supersedes`` lists the memories it replaced (an unknown id in ``supersedes`` is a
         :class:`NotFoundError` and nothing is stored). A repeat of a current memory (same text,
         scope and metadata; same or no timestamp) stores nothing and answers that memory, its id in
-        ``duplicate_of`` too, unless ``dedupe=False`` (default True on the service)."""
+        ``duplicate_of`` too, unless ``dedupe=False`` (default True on the service). ``expires_at``
+        (or ``ttl`` in seconds): the memory leaves list, search and answers then, and is erased with
+        a signed receipt; ``immutable=True``: later updates and supersessions of it are refused."""
         fields = capture_fields(
-            source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe
+            source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe,
+            expires_at, ttl, immutable,
         )
         return Captured.from_raw(
             self._transport.send(
@@ -207,6 +213,9 @@ class UMOClient:
         content: Optional[str] = None,
         metadata: Optional[Mapping[str, MetadataValue]] = None,
         timestamp: Optional[Timestamp] = None,
+        expires_at: Optional[Timestamp] = None,
+        ttl: Optional[int] = None,
+        never_expires: bool = False,
         idempotency_key: Optional[str] = None,
     ) -> Captured:
         """Changes a memory's text, its metadata (replaced whole) or both (``PATCH
@@ -216,8 +225,10 @@ class UMOClient:
         when only metadata changes, else now. A superseded memory (change the current one) or a
         change that changes nothing — or neither ``content`` nor ``metadata`` given — is a
         :class:`ValidationError` (422); an unknown id a :class:`NotFoundError`. Idempotent across
-        retries, like ``capture``."""
-        body = update_fields(content, metadata, timestamp)
+        retries, like ``capture``. ``expires_at``, ``ttl`` or ``never_expires=True`` alone move the
+        memory's expiry in place (the same memory, no new version); with new text or metadata, the
+        new version expires then (default: as the old one)."""
+        body = update_fields(content, metadata, timestamp, expires_at, ttl, never_expires)
         return Captured.from_raw(
             self._transport.send("PATCH", _memory_path(umo_id), json_body=body, idempotency_key=_key(idempotency_key))
         )
@@ -471,6 +482,9 @@ class UMOClient:
         supersedes: Optional[Sequence[str]] = None,
         infer_updates: Optional[bool] = None,
         dedupe: Optional[bool] = None,
+        expires_at: Optional[Timestamp] = None,
+        ttl: Optional[int] = None,
+        immutable: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
     ) -> Uploaded:
         """Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata
@@ -480,7 +494,10 @@ class UMOClient:
         with the same file, name, type and fields returns the first upload again."""
         key = _key(idempotency_key)
         fields = text_fields(
-            capture_fields(source, None, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe)
+            capture_fields(
+                source, None, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe,
+                expires_at, ttl, immutable,
+            )
         )
         file = Path(path)
         media_type = content_type or mimetypes.guess_type(file.name)[0] or "application/octet-stream"

@@ -92,6 +92,10 @@ class Memory:
     imported_from: Optional[ImportedFrom] = None
     """Where it was imported from (``import_memories``): the original's format, id and capture
     time, and whether its proof held; None when it was captured here."""
+    expires_at: Optional[str] = None
+    """When it expires (ISO 8601): it leaves every read then; None: never."""
+    immutable: bool = False
+    """Captured immutable: updates and supersessions of it are refused."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Memory:
@@ -120,6 +124,8 @@ class Memory:
             superseded_at=_opt_str(raw, "superseded_at"),
             raw=raw,
             imported_from=ImportedFrom.from_raw(raw.get("imported_from")),
+            expires_at=_opt_str(raw, "expires_at"),
+            immutable=raw.get("immutable") is True,
         )
 
 
@@ -265,6 +271,9 @@ class MemorySummary:
     superseded_by: Optional[str]
     """The memory that replaced it (``include_superseded``), or None while it is current."""
     raw: Raw = field(repr=False, compare=False)
+    expires_at: Optional[str] = None
+    """When it expires (ISO 8601); None: never."""
+    immutable: bool = False
 
     @classmethod
     def from_raw(cls, raw: Raw) -> MemorySummary:
@@ -275,6 +284,8 @@ class MemorySummary:
             created_at=str(raw.get("created_at", "")),
             **_belonging(raw),
             raw=raw,
+            expires_at=_opt_str(raw, "expires_at"),
+            immutable=raw.get("immutable") is True,
         )
 
 

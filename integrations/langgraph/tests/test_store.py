@@ -4,6 +4,7 @@ each other's items, and the items as UMO memories."""
 from __future__ import annotations
 
 import asyncio
+import time
 import unittest
 import uuid
 from typing import Any
@@ -181,8 +182,6 @@ class StoreTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "key: must not contain U\\+0000 or a surrogate"):
                 self.store.put(ANA, key, {"content": "x"})
         self.assertIsNone(self.store.batch([GetOp((), "k")])[0])
-        with self.assertRaises(NotImplementedError):
-            self.store.put(ANA, "k", {"content": "x"}, ttl=5)
         with self.assertRaises(ValidationError) as refused:
             self.store.put(ANA, "k" * 1001, {"content": "x"})
         self.assertIn("langgraph_key", refused.exception.detail or "")
@@ -191,6 +190,36 @@ class StoreTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "scope: must be one of"):
             UMOStore(self.client, scope="team_id")  # type: ignore[arg-type]
         self.assertEqual(self.store.list_namespaces(), [])
+
+    def test_an_item_put_with_a_ttl_expires_and_a_read_restarts_its_ttl(self) -> None:
+        # 2.4 seconds: read at once, refreshed at 1.5 s, still there at 3 s, gone by 4.5 s.
+        minutes = 0.04
+        self.store.put(ANA, "code", {"content": "The door code is 4512"}, ttl=minutes)
+        self.store.put(ANA, "kept", {"content": "The spare key is under the pot"})
+        first = self.client.get(self.client.list(user_id="memories.ana", metadata={"langgraph_key": "code"}).items[0].umo_id)
+        self.assertIsNotNone(first.expires_at)
+        time.sleep(1.5)
+        self.assertIsNotNone(self.store.get(ANA, "code"))  # refresh_ttl: True by default
+        time.sleep(1.5)
+        self.assertIsNotNone(self.store.get(ANA, "code", refresh_ttl=False))
+        [found] = [hit for hit in self.store.search(ANA, query="door code") if hit.key == "code"]
+        time.sleep(2.6)
+        self.assertIsNone(self.store.get(ANA, "code"))
+        self.assertEqual([item.key for item in self.store.search(ANA)], ["kept"])
+        # A put without a TTL keeps the item for good.
+        self.store.put(ANA, "code", {"content": "The door code is 7777"}, ttl=minutes)
+        self.store.put(ANA, "code", {"content": "The door code is 7777"})
+        time.sleep(2.6)
+        item = self.store.get(ANA, "code")
+        assert item is not None
+        self.assertEqual(item.value, {"content": "The door code is 7777"})
+
+    def test_a_default_ttl_applies_to_every_put_and_refresh_on_read_may_be_off(self) -> None:
+        store = UMOStore(self.client, ttl={"default_ttl": 0.05, "refresh_on_read": False})
+        store.put(BO, "note", {"content": "Bo's parcel arrives today"})
+        self.assertIsNotNone(store.get(BO, "note"))
+        time.sleep(3.2)
+        self.assertIsNone(store.get(BO, "note"))
 
     def test_labels_hold_what_langgraph_allows(self) -> None:
         odd = ("notes\n", "\tindented", "50% off", " spaced ", "caf\u00e9")

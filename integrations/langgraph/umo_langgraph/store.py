@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator, Literal, Optional
 
 from langgraph.store.base import (
@@ -19,6 +19,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     validate_op_namespace,
 )
 from umo_client import FilterExpression, Match, Memory, MemorySummary, ScopeFields, UMOClient
@@ -37,6 +38,8 @@ FIELD = "langgraph_field"
 CREATED = "langgraph_created_at"
 # An item put with `index=False`: kept and listed, never found by meaning.
 UNINDEXED = "langgraph_unindexed"
+# An item put with a TTL: its minutes, so a read can restart them (`refresh_ttl`).
+TTL = "langgraph_ttl_minutes"
 # A scope id is at most 200 characters.
 SCOPE_ID_LENGTH = 200
 
@@ -86,12 +89,17 @@ class UMOStore(BaseStore):
       ``update``): its history and proofs keep both. Putting the same value again writes nothing.
       ``delete`` erases every version of the item (one signed receipt).
     - **Search with a query** is UMO's search (no language model): the best matches, at most
-      50 (``offset + limit``), with ``score``; items with the same text are one hit, the newest.
+      50 (``offset + limit``), with ``score``; items under different keys are distinct hits even
+      with equal values.
       Without a query, the items newest first. ``filter`` is LangGraph's (value fields, ``$eq``,
       ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``), applied to the values.
     - ``put(..., index=False)`` keeps the item and lists it, but a search with a query never finds
       it. Otherwise UMO indexes the item whole (a list of fields to index is read as the whole
-      item). TTLs are not supported.
+      item).
+    - **TTL**, as LangGraph defines it (``put(..., ttl=minutes)``, ``TTLConfig`` as ``ttl=``): the
+      memory expires then, and leaves ``get`` and search at once; UMO's sweeper erases it with a
+      signed erasure receipt. A read with ``refresh_ttl`` (by default ``refresh_on_read``) restarts
+      the TTL, moving the memory's expiry in place (no new version).
     - Labels may hold what LangGraph allows (a tab, a trailing newline): what a UMO scope id cannot
       hold is escaped inside the store (``%09``), and comes back as it was. A namespace too long for a
       scope id is an ``InvalidNamespaceError``.
@@ -101,6 +109,8 @@ class UMOStore(BaseStore):
     UMO's errors (``ValidationError`` with its ``detail``, ...) pass through.
     """
 
+    supports_ttl = True
+
     def __init__(
         self,
         client: UMOClient,
@@ -108,6 +118,7 @@ class UMOStore(BaseStore):
         scope: ScopeField = "user_id",
         source: str = "langgraph",
         infer_updates: bool = False,
+        ttl: Optional[TTLConfig] = None,
     ) -> None:
         if scope not in _KINDS:
             raise ValueError(f"scope: must be one of {', '.join(_KINDS)} (got {scope!r})")
@@ -115,6 +126,9 @@ class UMOStore(BaseStore):
         self.scope = scope
         self.source = source
         self.infer_updates = infer_updates
+        # `default_ttl` and `refresh_on_read` are applied by BaseStore's methods; UMO's sweeper
+        # erases expired memories (UMO_EXPIRY_SWEEP_SECONDS), so `sweep_interval_minutes` is unused.
+        self.ttl_config = ttl
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
@@ -128,7 +142,7 @@ class UMOStore(BaseStore):
 
     def _run(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            return self._get(op.namespace, op.key)
+            return self._get(op)
         if isinstance(op, PutOp):
             self._put(op)
             return None
@@ -170,15 +184,24 @@ class UMOStore(BaseStore):
             updated_at=_time(memory.timestamp),
         )
 
-    def _get(self, namespace: tuple[str, ...], key: str) -> Optional[Item]:
-        if not namespace:
+    def _get(self, op: GetOp) -> Optional[Item]:
+        if not op.namespace:
             return None  # no item has the empty namespace (LangGraph's put refuses it)
-        current = self._current(namespace, key)
-        return None if current is None else self._item(self.client.get(current.umo_id))
+        current = self._current(op.namespace, op.key)
+        if current is None:
+            return None
+        memory = self.client.get(current.umo_id)
+        if op.refresh_ttl:
+            self._refresh(memory)
+        return self._item(memory)
+
+    def _refresh(self, memory: Memory | Match) -> None:
+        """Restarts an item's TTL, as LangGraph's ``refresh_ttl`` asks: its expiry moved in place."""
+        minutes = memory.metadata.get(TTL)
+        if isinstance(minutes, (int, float)) and not isinstance(minutes, bool):
+            self.client.update(memory.umo_id, expires_at=_expiry(minutes))
 
     def _put(self, op: PutOp) -> None:
-        if op.ttl is not None:
-            raise NotImplementedError("ttl: UMOStore does not expire items (put with ttl=None)")
         current = self._current(op.namespace, op.key)
         if op.value is None:
             if current is not None:
@@ -188,6 +211,10 @@ class UMOStore(BaseStore):
         metadata: dict[str, Any] = {KEY: op.key} if field is None else {KEY: op.key, FIELD: field}
         if op.index is False:
             metadata[UNINDEXED] = True
+        if op.ttl is not None:
+            metadata[TTL] = op.ttl
+        # A put starts the item's TTL anew, or ends it when the new put has none.
+        expires_at = None if op.ttl is None else _expiry(op.ttl)
         if current is None:
             self.client.capture(
                 text,
@@ -195,11 +222,14 @@ class UMOStore(BaseStore):
                 metadata=metadata,
                 infer_updates=self.infer_updates,
                 dedupe=False,
+                expires_at=expires_at,
                 **self._in(op.namespace),
             )
             return
         old = self.client.get(current.umo_id)
         if old.content_text == text and {k: v for k, v in old.metadata.items() if k != CREATED} == metadata:
+            if expires_at is not None or old.expires_at is not None:
+                self.client.update(old.umo_id, expires_at=expires_at, never_expires=expires_at is None)
             return
         metadata[CREATED] = _text(old.metadata.get(CREATED)) or old.timestamp
         self.client.update(
@@ -207,6 +237,8 @@ class UMOStore(BaseStore):
             content=None if old.content_text == text else text,
             metadata=None if old.metadata == metadata else metadata,
             timestamp=datetime.now(timezone.utc),
+            expires_at=expires_at,
+            never_expires=expires_at is None and old.expires_at is not None,
         )
 
     def _under(self, prefix: tuple[str, ...]) -> Optional[FilterExpression]:
@@ -254,12 +286,15 @@ class UMOStore(BaseStore):
             if not op.filter and skip > 0:
                 skip -= 1  # no filter: no need to read what is skipped
                 continue
-            item = self._item(self.client.get(summary.umo_id))
+            memory = self.client.get(summary.umo_id)
+            item = self._item(memory)
             if not admits(op.filter, item.value):
                 continue
             if skip > 0:
                 skip -= 1
                 continue
+            if op.refresh_ttl:
+                self._refresh(memory)
             found.append(_ranked(item, None))
             if len(found) >= op.limit:
                 break
@@ -278,8 +313,12 @@ class UMOStore(BaseStore):
         for match in matches:
             item = self._item(match)
             if admits(op.filter, item.value):
-                found.append(_ranked(item, match.score))
-        return found[op.offset : op.offset + op.limit]
+                found.append((match, _ranked(item, match.score)))
+        page = found[op.offset : op.offset + op.limit]
+        if op.refresh_ttl:
+            for match, _ in page:
+                self._refresh(match)
+        return [item for _, item in page]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         conditions = op.match_conditions or ()
@@ -294,6 +333,11 @@ class UMOStore(BaseStore):
                 continue  # a scope holding only other memories is not a namespace of the store
             namespaces.add(namespace if op.max_depth is None else namespace[: op.max_depth])
         return sorted(namespaces)[op.offset : op.offset + op.limit]
+
+
+def _expiry(minutes: float) -> datetime:
+    """When an item put now with a TTL of ``minutes`` expires."""
+    return datetime.now(timezone.utc) + timedelta(minutes=minutes)
 
 
 def _until_wildcard(path: Iterable[str]) -> Iterator[str]:

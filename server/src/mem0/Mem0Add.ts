@@ -17,6 +17,7 @@ import { Effect, Result } from "effect"
 import {
   checkFields,
   clientDefaults,
+  expiryOf,
   type FieldRule,
   instantOf,
   invalid,
@@ -40,7 +41,9 @@ const addFields: Readonly<Record<string, FieldRule>> = {
   filters: "use",
   metadata: "use",
   infer: "use",
-  timestamp: "use"
+  timestamp: "use",
+  expiration_date: "use",
+  immutable: "use"
 }
 
 interface Scope {
@@ -85,8 +88,9 @@ export const scopeOf = (body: Readonly<Record<string, unknown>>): Result.Result<
 
 const decodeCapture = decodeRequest(CaptureRequest, "request body")
 
-/** UMO names the run a session: a refusal names it as the caller did. */
-const asMem0Names = (detail: string) => detail.replace(/\bsession_id\b/g, "run_id")
+/** UMO names the run a session, and the expiration date `expires_at`: a refusal names them as the caller did. */
+const asMem0Names = (detail: string) =>
+  detail.replace(/\bsession_id\b/g, "run_id").replace(/\bexpires_at\b/g, "expiration_date")
 
 /** The batch's items: one capture per message, checked first, so an add is stored whole or refused whole. */
 const itemsOf = (body: Readonly<Record<string, unknown>>) =>
@@ -103,6 +107,9 @@ const itemsOf = (body: Readonly<Record<string, unknown>>) =>
       body["timestamp"] === undefined || body["timestamp"] === null
         ? undefined
         : yield* Effect.fromResult(instantOf(body["timestamp"], "timestamp"))
+    const expiresAt = yield* Effect.fromResult(expiryOf(body["expiration_date"]))
+    const immutable = body["immutable"] ?? false
+    if (typeof immutable !== "boolean") return yield* invalid("immutable", "must be true or false")
     const item = (message: Pick<TextMessage, "content" | "role">) => ({
       content: message.content,
       ...(scope.user_id === undefined ? {} : { user_id: scope.user_id }),
@@ -113,7 +120,9 @@ const itemsOf = (body: Readonly<Record<string, unknown>>) =>
       ...(timestamp === undefined ? {} : { timestamp }),
       // Mem0's `infer: false` stores the messages as they are; UMO always does, and this also
       // stops it from superseding the memories they restate.
-      ...(infer === false ? { infer_updates: false } : {})
+      ...(infer === false ? { infer_updates: false } : {}),
+      ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+      ...(immutable ? { immutable: true } : {})
     })
     // The fields all items share, checked once with a stand-in text so a refusal names them alone.
     yield* decodeCapture(item({ content: "-", role: "user" })).pipe(

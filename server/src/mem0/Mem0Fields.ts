@@ -70,9 +70,7 @@ export const missingFeatures: Readonly<Record<string, FieldRule>> = {
   structured_data_schema: refused("UMO keeps what was said, not structured attributes"),
   includes: refused("UMO keeps what was said and runs no extraction prompt"),
   excludes: refused("UMO keeps what was said and runs no extraction prompt"),
-  expiration_date: refused("UMO memories do not expire"),
   enable_graph: refusedWhenOn("UMO has no graph memory"),
-  immutable: refusedWhenOn("UMO memories change only by a new version"),
   reference_date: refused("UMO does not reinterpret times against another date"),
   categories: {
     harmless: (value) => absent(value) || (Array.isArray(value) && value.length === 0),
@@ -113,6 +111,25 @@ export const instantOf = (value: unknown, field: string): Result.Result<string, 
   if (typeof value !== "string") return Result.fail(invalid(field, rule))
   const text = dateTimeWithoutOffset.test(value) ? `${value}Z` : value
   return parseTimestamp(text) === undefined ? Result.fail(invalid(field, rule)) : Result.succeed(text)
+}
+
+const dateOnly = /^\d{4}-\d{2}-\d{2}$/
+
+/**
+ * Mem0's `expiration_date` as UMO's `expires_at`: a date keeps the memory through that day (UTC),
+ * so it expires as the next begins; a date-time is the instant. Null or absent: no expiry given.
+ */
+export const expiryOf = (value: unknown): Result.Result<string | undefined, Mem0Refused> => {
+  if (value === null || value === undefined) return Result.succeed(undefined)
+  if (typeof value === "string" && dateOnly.test(value) && parseTimestamp(value) !== undefined) {
+    const day = parseTimestamp(value)!
+    return Result.succeed(new Date(day.getTime() + 86_400_000).toISOString())
+  }
+  return typeof value === "number"
+    ? Result.fail(
+        invalid("expiration_date", "must be an ISO 8601 date (the last day it is kept) or date-time")
+      )
+    : instantOf(value, "expiration_date")
 }
 
 /** Whether a value is a JSON object (not null, not a list). */

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import {
   checkFields,
   clientDefaults,
+  expiryOf,
   instantOf,
   invalid,
   isObject,
@@ -53,12 +54,14 @@ export const update: Mem0Call = (request) =>
         text: "use",
         metadata: "use",
         timestamp: "use",
-        expiration_date: missingFeatures["expiration_date"]!
+        expiration_date: "use"
       })
     )
     const text = body["text"] ?? undefined
     const metadata = body["metadata"] ?? undefined
     if (metadata !== undefined && !isObject(metadata)) return yield* invalid("metadata", "must be an object")
+    // Python's client sends `expiration_date: None` with every update: null leaves the expiry as it is.
+    const expiresAt = yield* Effect.fromResult(expiryOf(body["expiration_date"]))
     const memory = yield* Memory
     if (text === undefined && metadata === undefined) {
       if (body["timestamp"] !== undefined && body["timestamp"] !== null)
@@ -66,7 +69,9 @@ export const update: Mem0Call = (request) =>
           "text",
           "give text, metadata or both: UMO changes a memory by a new version of them"
         )
-      // Nothing to change (Python's `expiration_date=None` alone: UMO memories never expire).
+      // Nothing to change, or only when it expires: moved in place, the same memory.
+      if (expiresAt !== undefined)
+        yield* memory.update(id, { expires_at: expiresAt }).pipe(Effect.mapError(asMem0Words))
       return fromRecord(yield* memory.get(id))
     }
     const timestamp =
@@ -77,18 +82,20 @@ export const update: Mem0Call = (request) =>
       .update(id, {
         ...(text === undefined ? {} : { content: text as string }),
         ...(metadata === undefined ? {} : { metadata: metadata as Record<string, never> }),
-        ...(timestamp === undefined ? {} : { timestamp })
+        ...(timestamp === undefined ? {} : { timestamp }),
+        ...(expiresAt === undefined ? {} : { expires_at: expiresAt })
       })
-      .pipe(
-        // UMO's `content` is the `text` the caller sent.
-        Effect.mapError((error) =>
-          error instanceof InvalidRequest
-            ? new InvalidRequest({ detail: error.detail.replace(/\bcontent\b/g, "text") })
-            : error
-        )
-      )
+      .pipe(Effect.mapError(asMem0Words))
     return fromRecord(yield* memory.get(captured.umo_id))
   })
+
+/** UMO's `content` is the `text` the caller sent, and its `expires_at` the `expiration_date`. */
+const asMem0Words = <E>(error: E): E | InvalidRequest =>
+  error instanceof InvalidRequest
+    ? new InvalidRequest({
+        detail: error.detail.replace(/\bcontent\b/g, "text").replace(/\bexpires_at\b/g, "expiration_date")
+      })
+    : error
 
 /** The versions a memory superseded, and those they superseded, in turn (Mem0's linked memories). */
 const olderVersions = (id: string, versions: ReadonlyArray<Results.MemoryRecord>) => {

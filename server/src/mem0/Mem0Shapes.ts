@@ -22,6 +22,9 @@ export interface MemoryFacts {
   readonly timestamp: string
   readonly superseded_by?: string | null | undefined
   readonly supersedes?: ReadonlyArray<string> | undefined
+  /** Known where the answer read the whole record (get, list, update). */
+  readonly expires_at?: string | null | undefined
+  readonly immutable?: boolean | undefined
 }
 
 /** A memory as Mem0 shows it (its `Memory` object), with UMO's id and where it stands among versions. */
@@ -36,6 +39,8 @@ export const memoryObject = (m: MemoryFacts) => ({
   categories: [],
   created_at: m.timestamp,
   updated_at: m.timestamp,
+  ...(m.expires_at === undefined ? {} : { expiration_date: m.expires_at }),
+  ...(m.immutable === undefined ? {} : { immutable: m.immutable }),
   ...(m.supersedes !== undefined && m.supersedes.length > 0 ? { supersedes: m.supersedes } : {}),
   ...(m.superseded_by === undefined || m.superseded_by === null ? {} : { superseded_by: m.superseded_by }),
   umo_id: m.umo_id
