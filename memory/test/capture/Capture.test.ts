@@ -252,7 +252,7 @@ describe("captures on every face of the service", () => {
           const same = yield* Effect.flip(memory.update(tagged.umo_id, { content: "Lives in Greenwich." }))
           expect(same.detail).toContain("changes nothing")
           const empty = yield* Effect.flip(memory.update(tagged.umo_id, {}))
-          expect(empty.detail).toContain("give content, metadata or both")
+          expect(empty.detail).toContain("give content, metadata, expires_at or ttl")
         })
       )
     )

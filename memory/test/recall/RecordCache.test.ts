@@ -7,7 +7,7 @@ const ids = ["a", "b", "c", "d", "e", "f"]
 
 /** A record as far as the cache reads it: its id, content and the field a supersession changes. */
 const record = (umo_id: string, superseded_by: string | null, size = 10) =>
-  ({ umo_id, content: "x".repeat(size), superseded_by }) as unknown as RecalledMemory
+  ({ umo_id, content: "x".repeat(size), superseded_by, expires_at: null }) as unknown as RecalledMemory
 
 const view = (umo_id: string, superseded_by: string | null): RankingFacts => ({
   umo_id,
@@ -53,12 +53,16 @@ describe("RecordCache", () => {
     )
   })
 
-  it("keeps no document and drops the least recently used past its limits", () => {
+  it("keeps no document, nothing that expires, and drops the least recently used past its limits", () => {
     const cache = new RecordCache()
     const facts = new Map<string, RankingFacts>()
     cache.keep("acct", [record("doc", null, 60_000)])
     facts.set("doc", view("doc", null))
     expect(cache.current("acct", ["doc"], facts).size).toBe(0)
+    // Nor one that expires: its expiry may move (a refreshed TTL) without a chain entry.
+    cache.keep("acct", [{ ...record("brief", null), expires_at: "2999-01-01T00:00:00.000Z" }])
+    facts.set("brief", view("brief", null))
+    expect(cache.current("acct", ["brief"], facts).size).toBe(0)
     const many = Array.from({ length: 5_001 }, (_, i) => `m${i}`)
     for (const id of many) facts.set(id, view(id, null))
     cache.keep(
