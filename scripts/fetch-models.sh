@@ -4,9 +4,11 @@
 # run with nothing to do takes a moment. `npm install` runs it with no flag (the default set).
 #
 #   npm run fetch-models                 the default embedder, all-mpnet-base-v2 (int8 graph,
-#                                        tokenizer, config; ~180 MB), the cross-encoder
-#                                        reranker (34 MB), and the update judge built from it
-#                                        and the adapter training committed (~180 MB)
+#                                        tokenizer, config; ~180 MB) and the cross-encoder
+#                                        reranker (34 MB)
+#   npm run fetch-models -- --judge      also the learned update judge (UMO_UPDATE_JUDGE=learned),
+#                                        built from mpnet and the adapter training committed
+#                                        (~180 MB, ~30 s); the default fact rules need nothing
 #   npm run fetch-models -- --minilm     also all-MiniLM-L6-v2 (384 d, faster, weaker)
 #   npm run fetch-models -- --fp32       also the fp32 graph of each embedder (436 MB for mpnet)
 #   npm run fetch-models -- --llm        the local generative answerer: llama.cpp's runtime
@@ -32,7 +34,7 @@ llm_ids=()
 for arg in "$@"; do
   case "$arg" in
     --optional) optional=1 ;;
-    --minilm | --fp32) flags+=("$arg") ;;
+    --minilm | --fp32 | --judge) flags+=("$arg") ;;
     --llm) llm=1 ;;
     --llm=*)
       llm=1
@@ -40,7 +42,7 @@ for arg in "$@"; do
       llm_ids+=("${named[@]}")
       ;;
     --all)
-      flags+=(--minilm --fp32)
+      flags+=(--minilm --fp32 --judge)
       llm=1
       ;;
     -h | --help)
@@ -48,7 +50,7 @@ for arg in "$@"; do
       exit 0
       ;;
     *)
-      echo "fetch-models: unknown option $arg (known: --minilm, --fp32, --llm[=ID,…], --all)" >&2
+      echo "fetch-models: unknown option $arg (known: --minilm, --fp32, --judge, --llm[=ID,…], --all)" >&2
       exit 2
       ;;
   esac

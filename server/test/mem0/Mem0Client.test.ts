@@ -197,10 +197,22 @@ describe("Mem0's Python client against /mem0", () => {
     expect(ok("users_after_reset").results).toEqual([])
   })
 
+  it("keeps an expiring, immutable memory through its last day, and refuses an expiry already past", () => {
+    expect(ok<{ results: ReadonlyArray<{ event: string }> }>("add_expiring").results[0]).toMatchObject({
+      event: "ADD"
+    })
+    expect(ok("get_expiring")).toMatchObject({
+      memory: "The gate code is 2468 this month.",
+      expiration_date: "3000-01-01T00:00:00.000Z",
+      immutable: true
+    })
+    expect(refusal("add_expired").error).toBe("ValidationError")
+    expect(refusal("add_expired").message).toContain("expiration_date: must be in the future")
+  })
+
   it("refuses what UMO does not have with a 4xx naming it, which the client raises with our detail", () => {
     const cases: Record<string, [string, string]> = {
       add_custom_categories: ["ValidationError", "custom_categories"],
-      add_expiration: ["ValidationError", "expiration_date"],
       search_categories_filter: ["ValidationError", "filters.AND.1.categories"],
       search_app_id: ["ValidationError", "filters.app_id"],
       feedback: ["MemoryError", "feedback"]

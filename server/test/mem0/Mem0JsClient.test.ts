@@ -327,7 +327,7 @@ describe("Mem0's JS client against /mem0", () => {
         "custom_categories",
         () => client.add("I like tea.", { userId: maria, customCategories: [{ drinks: "tea" }] })
       ],
-      ["expiration_date", () => client.add("I like tea.", { userId: maria, expirationDate: "2030-01-01" })],
+      ["expiration_date", () => client.add("I like tea.", { userId: maria, expirationDate: "2001-01-01" })],
       ["app_id", () => client.add("I like tea.", { userId: maria, appId: "shop" })],
       [
         "rerank",

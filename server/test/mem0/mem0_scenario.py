@@ -121,9 +121,14 @@ caught("get_all_after_delete_all", lambda: client.get_all(filters={"user_id": us
 caught("delete_users_agent", lambda: client.delete_users(agent_id="helper"))
 caught("users_after", lambda: client.users())
 
+# Memories that expire (the last day kept), and one nothing may replace.
+expiring = caught("add_expiring", lambda: client.add("The gate code is 2468 this month.", user_id=user, infer=False,
+                                                     expiration_date="2999-12-31", immutable=True))
+caught("get_expiring", lambda: client.get(expiring["results"][0]["id"]))
+caught("add_expired", lambda: client.add("I like tea.", user_id=user, expiration_date="2001-01-01"))
+
 # What UMO does not have: refused, naming it.
 caught("add_custom_categories", lambda: client.add("I like tea.", user_id=user, custom_categories=[{"drinks": "what they drink"}]))
-caught("add_expiration", lambda: client.add("I like tea.", user_id=user, expiration_date="2030-01-01"))
 caught("search_categories_filter", lambda: client.search("tea", filters={"AND": [{"user_id": user}, {"categories": {"in": ["drinks"]}}]}))
 caught("search_app_id", lambda: client.search("tea", filters={"app_id": "shop"}))
 caught("feedback", lambda: client.feedback(lisbon, "POSITIVE"))
