@@ -23,6 +23,8 @@ export type FilterField =
   | { readonly kind: "text"; readonly name: "user_id" | "agent_id" | "session_id" | "source" }
   | { readonly kind: "time"; readonly name: "timestamp" | "created_at" }
   | { readonly kind: "metadata"; readonly key: string }
+  /** The categories the memory is filed under: a list, as a metadata list is read. */
+  | { readonly kind: "categories" }
 
 /** A value a condition compares with: times as milliseconds since the epoch. */
 export type FilterValue = string | number | boolean | null
@@ -66,6 +68,7 @@ export interface FilterableMemory {
   /** ISO 8601. */
   readonly created_at: string
   readonly metadata: Readonly<Record<string, MetadataValue>>
+  readonly categories: ReadonlyArray<string>
 }
 
 /** Compares two strings by Unicode code point (the order of their UTF-8 bytes, as SQL's "C" collation). */
@@ -99,6 +102,8 @@ const fieldValue = (memory: FilterableMemory, field: FilterField): Present | nul
       return Date.parse(memory[field.name])
     case "metadata":
       return Object.hasOwn(memory.metadata, field.key) ? (memory.metadata[field.key] ?? null) : null
+    case "categories":
+      return memory.categories.length === 0 ? null : memory.categories
   }
 }
 

@@ -3,6 +3,7 @@
  * hashing that makes memories verifiable.
  */
 export * from "./CanonicalJson.js"
+export * from "./Categories.js"
 export * from "./Draft.js"
 export * from "./Filter.js"
 export * from "./Hashing.js"

@@ -11,7 +11,8 @@
  *
  * An object is the AND of its entries: `AND` and `OR` over a list of expressions, `NOT` over one
  * (or a list: none of them), and conditions on `user_id`, `agent_id`, `session_id` (`run_id`, as
- * Mem0 names it), `source`, `timestamp`, `created_at` and `metadata` keys. A condition is a value
+ * Mem0 names it), `source`, `timestamp`, `created_at`, `categories` (the memory's list: equal to a
+ * name when it holds it) and `metadata` keys. A condition is a value
  * (equality), a list (any of them), `"*"` (the field has a value), or an object of operators
  * (all of them): `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`, `nin`, `contains`, `icontains`,
  * `exists`. Their meaning is core's `matchesFilter`. At most 10 levels deep and 100 conditions.
@@ -27,7 +28,7 @@ export const filterLimits = { depth: 10, conditions: 100, values: 100 } as const
 const unknownOperator =
   "unknown operator: the operators are eq, ne, gt, gte, lt, lte, in, nin, contains, icontains and exists"
 const unknownField =
-  "unknown field: a filter names AND, OR, NOT, user_id, agent_id, session_id, run_id, source, timestamp, created_at or metadata"
+  "unknown field: a filter names AND, OR, NOT, user_id, agent_id, session_id, run_id, source, timestamp, created_at, categories or metadata"
 
 const OperandText = Text(1_000)
 const Scalar = Schema.Union([OperandText, Schema.Finite, Schema.Boolean, Schema.Null])
@@ -89,6 +90,7 @@ export interface FilterExpression {
   readonly source?: unknown
   readonly timestamp?: unknown
   readonly created_at?: unknown
+  readonly categories?: unknown
   readonly metadata?: Readonly<Record<string, unknown>>
 }
 
@@ -143,6 +145,7 @@ const Filter: Schema.Codec<FilterExpression> = Schema.Struct({
   source: Schema.optionalKey(TextCondition),
   timestamp: Schema.optionalKey(TimeCondition),
   created_at: Schema.optionalKey(TimeCondition),
+  categories: Schema.optionalKey(TextCondition),
   metadata: Schema.optionalKey(MetadataRecord(ValueCondition))
 }).annotate({ identifier: "MemoryFilter", messageUnexpectedKey: unknownField }) as never
 
@@ -152,7 +155,7 @@ export const FilterExpression = Filter.check(
 ).annotate({
   description:
     "a filter expression: AND / OR / NOT over conditions on user_id, agent_id, session_id (run_id), source, " +
-    "timestamp, created_at and metadata keys, with eq, ne, gt, gte, lt, lte, in, nin, contains, icontains, exists " +
+    "timestamp, created_at, categories and metadata keys, with eq, ne, gt, gte, lt, lte, in, nin, contains, icontains, exists " +
     `and "*"; at most ${filterLimits.depth} levels deep and ${filterLimits.conditions} conditions`
 })
 
@@ -249,6 +252,8 @@ export const toMemoryFilter = (expression: FilterExpression): MemoryFilter =>
           return [condition(timeField(key), value)]
         case "run_id":
           return [condition(textField("session_id"), value)]
+        case "categories":
+          return [condition({ kind: "categories" }, value)]
         default:
           return [condition(textField(key as "user_id" | "agent_id" | "session_id" | "source"), value)]
       }

@@ -41,6 +41,7 @@ import type {
   AskRequest,
   BatchRequest,
   CaptureRequest,
+  CategoriesRequest,
   ChainRequest,
   EraseRequest,
   ExplainRequest,
@@ -55,6 +56,7 @@ import type {
   AskAnswer,
   BatchResult,
   Captured,
+  CategoryListResult,
   ChainPage,
   DeletionReceipt,
   ErasureReceipt,
@@ -174,6 +176,15 @@ export interface MemoryShape {
   readonly erase: (
     request: In<typeof EraseRequest>
   ) => ForAccount<ErasureReceipt, InvalidRequest | Unavailable>
+  /** The categories new memories are filed under: the account's own, or the default list (`GET /v1/account/categories`). */
+  readonly categories: ForAccount<CategoryListResult, Unavailable>
+  /**
+   * Sets the account's categories (null: back to the default list) for the memories captured from
+   * now on; those captured keep theirs (`PUT /v1/account/categories`).
+   */
+  readonly setCategories: (
+    request: In<typeof CategoriesRequest>
+  ) => ForAccount<CategoryListResult, InvalidRequest | Unavailable>
   /** The account and its plan (`GET /v1/account`, less the key). */
   readonly account: ForAccount<AccountInfo, never>
   /** A page of the account's hash chain, newest first, to verify offline (`GET /v1/account/chain`). */

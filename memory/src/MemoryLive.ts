@@ -94,6 +94,7 @@ export const make = (options: MemoryOptions = {}) =>
               agent_id: memory.agent_id,
               session_id: memory.session_id,
               metadata: memory.metadata,
+              categories: memory.categories,
               superseded_by: memory.superseded_by,
               later_related: laterRelated.map(LaterRelated.asResult)
             })),
@@ -121,6 +122,8 @@ export const make = (options: MemoryOptions = {}) =>
         }),
       proof: (umoId) => Effect.flatMap(accountId, (id) => records.proof(id, umoId)),
       forget: (umoId) => Effect.flatMap(accountId, (id) => records.forget(id, umoId)),
+      categories: Effect.flatMap(accountId, records.categories),
+      setCategories: (request) => Effect.flatMap(accountId, (id) => records.setCategories(id, request)),
       account: Effect.map(
         Effect.service(MemoryAccount),
         (account): AccountInfo => ({

@@ -1,9 +1,17 @@
-import { isUmoId, Ledger, MemoryProvenance, MemoryStore, type StoredMemory } from "@umo/core"
+import {
+  defaultCategories,
+  isUmoId,
+  Ledger,
+  MemoryProvenance,
+  MemoryStore,
+  type StoredMemory
+} from "@umo/core"
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
 import { selectionOf } from "./Filters.js"
-import { ChainRequest, EraseRequest, ListRequest, ScopesRequest } from "./Requests.js"
+import { CategoriesRequest, ChainRequest, EraseRequest, ListRequest, ScopesRequest } from "./Requests.js"
 import type {
+  CategoryListResult,
   ChainPage,
   ErasureReceipt,
   ListPage,
@@ -41,7 +49,8 @@ export const memoryRecord = (m: StoredMemory): MemoryRecord => ({
   superseded_at: m.superseded_at,
   imported_from: m.imported_from,
   expires_at: m.expires_at,
-  immutable: m.immutable
+  immutable: m.immutable,
+  categories: m.categories
 })
 
 /**
@@ -60,6 +69,7 @@ const decodeList = decodeRequest(ListRequest, "query string")
 const decodeScopes = decodeRequest(ScopesRequest, "query string")
 const decodeChain = decodeRequest(ChainRequest, "query string")
 const decodeErase = decodeRequest(EraseRequest, "query string")
+const decodeCategories = decodeRequest(CategoriesRequest, "request body")
 
 /** The calls on stored memories: read, list, prove, forget; the account's chain; the signing keys. */
 export const make = Effect.gen(function* () {
@@ -107,6 +117,7 @@ export const make = Effect.gen(function* () {
           agent_id: m.agent_id,
           session_id: m.session_id,
           metadata: m.metadata,
+          categories: m.categories,
           superseded_by: m.superseded_by,
           expires_at: m.expires_at,
           immutable: m.immutable
@@ -186,5 +197,34 @@ export const make = Effect.gen(function* () {
     Effect.catch(storeFailure)
   )
 
-  return { stored, get, list, scopes, history, erase, chain, proof, forget, signingKeys }
+  const categories = (accountId: string) =>
+    Effect.map(
+      store.categoryList(accountId).pipe(Effect.catch(storeFailure)),
+      Option.match({
+        onNone: (): CategoryListResult => ({ categories: defaultCategories, origin: "default" }),
+        onSome: (list): CategoryListResult => ({ categories: list, origin: "account" })
+      })
+    )
+
+  const setCategories = (accountId: string, input: unknown) =>
+    Effect.gen(function* () {
+      const request = yield* decodeCategories(input)
+      yield* store.setCategoryList(accountId, request.categories).pipe(Effect.catch(storeFailure))
+      return yield* categories(accountId)
+    })
+
+  return {
+    stored,
+    get,
+    list,
+    scopes,
+    history,
+    erase,
+    chain,
+    proof,
+    forget,
+    signingKeys,
+    categories,
+    setCategories
+  }
 })

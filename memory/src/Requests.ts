@@ -3,6 +3,7 @@
  * query strings are these same schemas, so both faces refuse the same input with the same words.
  * @module
  */
+import { Category, maxCategories } from "@umo/core"
 import { Schema } from "effect"
 import { Count, Metadata, QueryText, ScopeId, Source, Text, Timestamp, VisibleText } from "./Fields.js"
 import { SelectionFields } from "./Filters.js"
@@ -66,6 +67,29 @@ export const LifetimeFields = {
   })
 }
 
+/** A list of categories an account files its memories under, or a capture brings. */
+export const CategoryList = Schema.Array(Category)
+  .check(Schema.isBetweenLength(1, maxCategories, { message: `1 to ${maxCategories} categories` }))
+  .check(
+    Schema.makeFilter((list: ReadonlyArray<Category>) =>
+      new Set(list.map((c) => c.name)).size === list.length ? undefined : "each category's name once"
+    )
+  )
+
+/** What a capture says about the categories it is filed under (by default the account's list decides). */
+export const CategoryFields = {
+  categories: Schema.optional(
+    Schema.Array(Category.fields.name).check(Schema.isBetweenLength(1, 10, { message: "1 to 10 names" }))
+  ).annotate({
+    description:
+      "file the memory under these categories, as given, instead of choosing them from the account's list"
+  }),
+  custom_categories: Schema.optional(CategoryList).annotate({
+    description:
+      "choose the memory's categories from this list (name and description each) instead of the account's"
+  })
+}
+
 /** One capture: `POST /v1/process`, and each item of a batch. */
 export const CaptureRequest = Schema.Struct({
   content: VisibleText(50_000).annotate({ description: "the text to capture: 1 to 50,000 characters" }),
@@ -73,7 +97,8 @@ export const CaptureRequest = Schema.Struct({
   timestamp: Schema.optional(Timestamp),
   ...ScopeAndMetadata,
   ...UpdateFields,
-  ...LifetimeFields
+  ...LifetimeFields,
+  ...CategoryFields
 })
 export type CaptureRequest = typeof CaptureRequest.Type
 
@@ -249,3 +274,13 @@ export const ExplainRequest = Schema.Struct({
   })
 })
 export type ExplainRequest = typeof ExplainRequest.Type
+
+/** The account's category list (`PUT /v1/account/categories`); null: back to the default list. */
+export const CategoriesRequest = Schema.Struct({
+  categories: Schema.NullOr(CategoryList).annotate({
+    description:
+      "the categories new memories are filed under, name and description each (the categorizer reads the " +
+      "description); null: Mem0's default fifteen. Memories already captured keep theirs"
+  })
+})
+export type CategoriesRequest = typeof CategoriesRequest.Type

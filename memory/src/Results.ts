@@ -6,6 +6,7 @@
  */
 import {
   AnswerMethod,
+  Category,
   KeyRotation,
   LedgerEntry,
   Metadata,
@@ -58,7 +59,9 @@ export const MemoryRecord = Schema.Struct({
   content_text: Schema.String,
   ...Succession,
   imported_from: Schema.NullOr(ImportedFrom),
-  ...Lifetime
+  ...Lifetime,
+  /** The categories it is filed under, best fitting first (see docs/categories.md). */
+  categories: Schema.Array(Schema.String)
 })
 export type MemoryRecord = typeof MemoryRecord.Type
 
@@ -117,8 +120,8 @@ export const Uploaded = Schema.Struct({
 })
 export type Uploaded = typeof Uploaded.Type
 
-/** Who a memory belongs to and its tags, as list and search show them. */
-const Belonging = { ...ScopeFields, metadata: Metadata }
+/** Who a memory belongs to, its tags and its categories, as get, list and search show them. */
+const Belonging = { ...ScopeFields, metadata: Metadata, categories: MemoryRecord.fields.categories }
 
 export const ListItem = Schema.Struct({
   umo_id: Schema.String,
@@ -370,3 +373,11 @@ export const SigningKeys = Schema.Struct({
   rotations: Schema.Array(KeyRotation)
 })
 export type SigningKeys = typeof SigningKeys.Type
+
+/** The categories an account files its memories under: its own list, or the default one. */
+export const CategoryListResult = Schema.Struct({
+  categories: Schema.Array(Category),
+  /** `account`: the account's own list; `default`: Mem0's default fifteen. */
+  origin: Schema.Literals(["account", "default"])
+})
+export type CategoryListResult = typeof CategoryListResult.Type

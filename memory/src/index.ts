@@ -4,7 +4,9 @@
  * do not use Effect call `openMemory`, whose object has the verbs of `@umo/client`'s `UMOClient`.
  * @module
  */
+
 export * from "./Config.js"
+export * as Categorizer from "./capture/Categorizer.js"
 export * from "./Errors.js"
 export * from "./Fields.js"
 export * from "./Filters.js"

@@ -135,6 +135,7 @@ const syntheticRow = (i: number, random: () => number): IndexedRow => {
     agent_id: null,
     session_id: null,
     metadata: {},
+    categories: [],
     superseded_by: null,
     timestamp: time,
     created_at: time,

@@ -55,6 +55,7 @@ export type RecalledMemory = Pick<
   | "metadata"
   | "superseded_by"
   | "expires_at"
+  | "categories"
 >
 
 /**

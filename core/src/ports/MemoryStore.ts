@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { Category } from "../Categories.js"
 import type { MemoryFilter } from "../Filter.js"
 import type { Umo } from "../Umo.js"
 import type { StatedFact } from "../Updates.js"
@@ -69,6 +70,8 @@ export type StoredMemory = Omit<Umo, "embedding"> & {
   readonly expires_at: string | null
   /** Captured immutable: nothing supersedes it, neither a caller's update nor an inferred one. */
   readonly immutable: boolean
+  /** The categories it is filed under (see `Categories`), in the order they fit it best. */
+  readonly categories: ReadonlyArray<string>
 }
 
 /** Which memories a read takes: those the filter admits, superseded ones only when asked for. */
@@ -143,6 +146,8 @@ export interface CaptureWrite {
   readonly expiresAt?: string | undefined
   /** Refuse every later supersession of it; default false. */
   readonly immutable?: boolean | undefined
+  /** The categories it is filed under; default none. */
+  readonly categories?: ReadonlyArray<string> | undefined
 }
 
 /** A memory as an export writes it: with its signed chain entries, and its chunk vectors when asked. */
@@ -273,6 +278,15 @@ export interface MemoryStoreShape {
     ReadonlyArray<{ readonly account_id: string; readonly erasure: ErasureReceipt }>,
     StoreError
   >
+  /** The account's own category list, or none (it files memories under the default list). */
+  readonly categoryList: (
+    accountId: string
+  ) => Effect.Effect<Option.Option<ReadonlyArray<Category>>, StoreError>
+  /** Sets the account's category list (null: back to the default list); memories keep theirs. */
+  readonly setCategoryList: (
+    accountId: string,
+    categories: ReadonlyArray<Category> | null
+  ) => Effect.Effect<void, StoreError>
   /** The account's memories among `umoIds` (expired ones too), in no particular order; unknown ids are skipped. */
   readonly getMany: (
     accountId: string,

@@ -22,7 +22,7 @@ from langgraph.store.base import (
     TTLConfig,
     validate_op_namespace,
 )
-from umo_client import FilterExpression, Match, Memory, MemorySummary, ScopeFields, UMOClient
+from umo_client import FilterExpression, Match, Memory, MemorySummary, NotFoundError, ScopeFields, UMOClient, ValidationError
 
 from .matching import admits, check_filter, namespace_matches
 from .values import decode, encode, fits_metadata
@@ -42,6 +42,8 @@ UNINDEXED = "langgraph_unindexed"
 TTL = "langgraph_ttl_minutes"
 # A scope id is at most 200 characters.
 SCOPE_ID_LENGTH = 200
+# How many times a put reads and writes an item that other writers keep changing meanwhile.
+PUT_ATTEMPTS = 20
 
 
 # What a scope id cannot hold, escaped inside a label: `%` itself, whitespace (an id may not start
@@ -67,6 +69,15 @@ def scope_id(namespace: tuple[str, ...]) -> str:
 
 def namespace_of(scope: str) -> tuple[str, ...]:
     return tuple(_unescape(label) for label in scope.split("."))
+
+
+class _Raced(Exception):
+    """Another writer superseded or erased the memory a put read before the put wrote: the UMO
+    error that said so is ``refused``."""
+
+    def __init__(self, refused: Exception) -> None:
+        super().__init__(str(refused))
+        self.refused = refused
 
 
 def _time(text: str) -> datetime:
@@ -190,7 +201,10 @@ class UMOStore(BaseStore):
         current = self._current(op.namespace, op.key)
         if current is None:
             return None
-        memory = self.client.get(current.umo_id)
+        try:
+            memory = self.client.get(current.umo_id)
+        except NotFoundError:
+            return None  # deleted since it was listed: the get comes after the delete
         if op.refresh_ttl:
             self._refresh(memory)
         return self._item(memory)
@@ -199,9 +213,43 @@ class UMOStore(BaseStore):
         """Restarts an item's TTL, as LangGraph's ``refresh_ttl`` asks: its expiry moved in place."""
         minutes = memory.metadata.get(TTL)
         if isinstance(minutes, (int, float)) and not isinstance(minutes, bool):
-            self.client.update(memory.umo_id, expires_at=_expiry(minutes))
+            try:
+                self.client.update(memory.umo_id, expires_at=_expiry(minutes))
+            except (NotFoundError, ValidationError):
+                # Put anew (with its own TTL) or deleted since it was read: nothing left to restart.
+                if not self._gone(memory.umo_id):
+                    raise
+
+    def _gone(self, umo_id: str) -> bool:
+        """Whether a memory is no longer its item's current version: erased, or superseded."""
+        try:
+            return self.client.get(umo_id).superseded_by is not None
+        except NotFoundError:
+            return True
+
+    def _update(self, umo_id: str, **changes: Any) -> None:
+        """Updates the memory a put read; ``_Raced`` when another writer superseded or erased it since."""
+        try:
+            self.client.update(umo_id, **changes)
+        except (NotFoundError, ValidationError) as refused:
+            if self._gone(umo_id):
+                raise _Raced(refused) from refused
+            raise
 
     def _put(self, op: PutOp) -> None:
+        # UMO has no conditional write: another put or delete of the same key (another thread, or
+        # process) may supersede or erase the memory this put read before it writes, and UMO then
+        # refuses the update. The put reads and writes again, after that writer, as a later put
+        # would: the last put wins, as in LangGraph's own stores.
+        for attempt in range(1, PUT_ATTEMPTS + 1):
+            try:
+                self._put_once(op)
+                return
+            except _Raced as raced:
+                if attempt == PUT_ATTEMPTS:
+                    raise raced.refused from raced
+
+    def _put_once(self, op: PutOp) -> None:
         current = self._current(op.namespace, op.key)
         if op.value is None:
             if current is not None:
@@ -226,13 +274,16 @@ class UMOStore(BaseStore):
                 **self._in(op.namespace),
             )
             return
-        old = self.client.get(current.umo_id)
+        try:
+            old = self.client.get(current.umo_id)
+        except NotFoundError as erased:
+            raise _Raced(erased) from erased
         if old.content_text == text and {k: v for k, v in old.metadata.items() if k != CREATED} == metadata:
             if expires_at is not None or old.expires_at is not None:
-                self.client.update(old.umo_id, expires_at=expires_at, never_expires=expires_at is None)
+                self._update(old.umo_id, expires_at=expires_at, never_expires=expires_at is None)
             return
         metadata[CREATED] = _text(old.metadata.get(CREATED)) or old.timestamp
-        self.client.update(
+        self._update(
             old.umo_id,
             content=None if old.content_text == text else text,
             metadata=None if old.metadata == metadata else metadata,
@@ -286,7 +337,10 @@ class UMOStore(BaseStore):
             if not op.filter and skip > 0:
                 skip -= 1  # no filter: no need to read what is skipped
                 continue
-            memory = self.client.get(summary.umo_id)
+            try:
+                memory = self.client.get(summary.umo_id)
+            except NotFoundError:
+                continue  # deleted since it was listed
             item = self._item(memory)
             if not admits(op.filter, item.value):
                 continue

@@ -1,6 +1,7 @@
 import {
   type CaptureReceipt,
   type CaptureWrite,
+  type Category,
   canonicalJson,
   Embedder,
   FileParser,
@@ -40,6 +41,7 @@ import {
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Facts from "../updates/Facts.js"
 import * as Judging from "../updates/Judging.js"
+import * as Categorizer from "./Categorizer.js"
 import * as Idempotency from "./Idempotency.js"
 
 /** A capture's answer: the memory stored, or the current one it repeated (`duplicate_of`). */
@@ -153,6 +155,12 @@ interface Lifetime {
   readonly immutable?: boolean | undefined
 }
 
+/** A capture names its categories or brings a list to choose them from, not both. */
+const categoryChoice = (request: Pick<CaptureRequest, "categories" | "custom_categories">) =>
+  request.categories !== undefined && request.custom_categories !== undefined
+    ? Result.fail("invalid request body: categories, custom_categories: give one of them, not both")
+    : Result.succeed(request)
+
 /**
  * When a memory given `expires_at` or `ttl` expires, as of `now`, or why the request is refused:
  * both given, or an instant not in the future (stored, it would be gone before anyone read it).
@@ -197,13 +205,21 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
 
     const judging = yield* Judging.make
     const facts = yield* Facts.make
+    const categorizer = yield* Categorizer.make
+    /** How the captures of a request file their memories: its own list, else the account's. */
+    const filing = (accountId: string, own: ReadonlyArray<Category> | undefined) =>
+      Effect.flatMap(
+        own === undefined ? categorizer.listOf(accountId) : Effect.succeed(own),
+        categorizer.forList
+      )
     /** What the store is handed for a memory: it, what it supersedes, and the facts it states. */
     const writeOf = (
       request: Pick<UploadFields, "supersedes" | "infer_updates" | "dedupe"> & {
         readonly timestamp?: string | undefined
       },
       umo: Umo,
-      lifetime: Lifetime
+      lifetime: Lifetime,
+      categories: ReadonlyArray<string>
     ): Effect.Effect<CaptureWrite> =>
       Effect.map(facts.captured(umo), (stated) => {
         const infer = request.infer_updates ?? inferByDefault
@@ -217,6 +233,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           inferUpdates: infer,
           judge: infer && judging.judging,
           ...lifetime,
+          categories,
           // A capture naming what it replaces is a new version, never a repeat; one with a
           // lifetime of its own is not answered by a memory without it.
           ...(request.dedupe === false ||
@@ -279,6 +296,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
       Effect.gen(function* () {
         const request = yield* decodeCapture(input)
         const lifetime = yield* refusedIfFailed(lifetimeOf(request, Date.now()))
+        yield* refusedIfFailed(categoryChoice(request))
         const key = yield* keyOf(options)
         return yield* once<Captured, MemoryNotFound>(
           accountId,
@@ -292,9 +310,10 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 timestamp: request.timestamp === undefined ? undefined : parseTimestamp(request.timestamp),
                 ...pipelineInput(request)
               }).pipe(Effect.catch(pipelineFailure))
+              const fileUnder = yield* filing(accountId, request.custom_categories)
               return yield* judgedSave(
                 accountId,
-                [yield* writeOf(request, umo, lifetime)],
+                [yield* writeOf(request, umo, lifetime, fileUnder(umo, request.categories))],
                 save,
                 ([receipt], warning) => captured(umo, receipt!, warning)
               )
@@ -338,6 +357,11 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                   checked.push(Result.fail(refusal(422, lifetime.failure)))
                   continue
                 }
+                const choice = categoryChoice(decoded.success)
+                if (Result.isFailure(choice)) {
+                  checked.push(Result.fail(refusal(422, choice.failure)))
+                  continue
+                }
                 const ids = supersededIds(decoded.success)
                 const refused = yield* supersedable(accountId, ids, claimed).pipe(
                   Effect.as(undefined),
@@ -351,6 +375,8 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                   checked.push(Result.succeed({ ...decoded.success, lifetime: lifetime.success }))
                 }
               }
+              // The account's list read once for the batch; an item may bring its own.
+              const accountList = yield* categorizer.listOf(accountId)
               // Each valid item: its write, or why the pipeline refused its content.
               const outcomes = yield* Effect.forEach(
                 checked,
@@ -366,7 +392,15 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                         ...pipelineInput(item.success)
                       }).pipe(
                         Effect.flatMap((umo) =>
-                          Effect.map(writeOf(item.success, umo, item.success.lifetime), Result.succeed)
+                          Effect.gen(function* () {
+                            const fileUnder = yield* categorizer.forList(
+                              item.success.custom_categories ?? accountList
+                            )
+                            const categories = fileUnder(umo, item.success.categories)
+                            return Result.succeed(
+                              yield* writeOf(item.success, umo, item.success.lifetime, categories)
+                            )
+                          })
                         ),
                         Effect.catch((error: PipelineError) =>
                           error.reason === "InvalidInput"
@@ -438,9 +472,10 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                 ...pipelineInput(fields),
                 source: storableText(source ?? `upload:${file.filename}`)
               }).pipe(Effect.catch(pipelineFailure))
+              const fileUnder = yield* filing(accountId, undefined)
               return yield* judgedSave(
                 accountId,
-                [yield* writeOf(fields, umo, lifetime)],
+                [yield* writeOf(fields, umo, lifetime, fileUnder(umo))],
                 save,
                 ([receipt], warning): Uploaded => ({
                   ...captured(umo, receipt!, warning),

@@ -205,6 +205,7 @@ export class AccountIndex {
       timestamp: row.timestamp,
       created_at: row.created_at,
       metadata: row.metadata,
+      categories: row.categories,
       superseded_by: row.superseded_by,
       entities: row.entities,
       facts: row.facts,
@@ -427,6 +428,7 @@ export class AccountIndex {
           agent_id: entry.agent_id,
           session_id: entry.session_id,
           metadata: entry.metadata,
+          categories: entry.categories,
           superseded_by: entry.superseded_by,
           // The index holds the text of memories that never expire only (see `IndexRows`).
           expires_at: null

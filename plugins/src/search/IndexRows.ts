@@ -21,6 +21,7 @@ interface Row {
   readonly agent_id: string | null
   readonly session_id: string | null
   readonly metadata: string
+  readonly categories: string
   readonly superseded_by: string | null
   readonly timestamp: string
   readonly created_at: string
@@ -61,7 +62,7 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
   const held = `length(m.content) + length(m.summary) <= ${longestHeld} AND m.expires_at IS NULL`
   const columns = sql.unsafe(`m.umo_id::text AS umo_id,
     CASE WHEN ${held} THEN m.content END AS content, CASE WHEN ${held} THEN m.summary END AS summary, m.source, m.user_id, m.agent_id, m.session_id,
-    m.metadata::text AS metadata, m.superseded_by::text AS superseded_by,
+    m.metadata::text AS metadata, m.categories::text AS categories, m.superseded_by::text AS superseded_by,
     ${isoUtc("m.content_time")} AS timestamp, ${isoUtc("m.created_at")} AS created_at, m.entities::text AS entities,
     (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
       FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts,
@@ -99,6 +100,7 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
           agent_id: row.agent_id,
           session_id: row.session_id,
           metadata: JSON.parse(row.metadata),
+          categories: JSON.parse(row.categories),
           superseded_by: row.superseded_by,
           timestamp: row.timestamp,
           created_at: row.created_at,

@@ -97,7 +97,7 @@ export class SelectionMaps {
         const values = filter.op === "eq" ? [filter.value] : filter.op === "in" ? filter.values : undefined
         if (values === undefined || values.includes(null)) return undefined
         const field = filter.field
-        if (field.kind === "time") return undefined
+        if (field.kind === "time" || field.kind === "categories") return undefined
         const [map, keys] =
           field.kind === "text"
             ? [this.scopes.get(field.name)!, values.filter((v) => typeof v === "string")]

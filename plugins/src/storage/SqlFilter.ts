@@ -19,7 +19,7 @@ type Fragment = Statement.Fragment
  */
 export const filterSql = (sql: SqlClient.SqlClient, alias: string) => {
   const m = sql.literal(alias)
-  const column = (field: Exclude<FilterField, { kind: "metadata" }>) =>
+  const column = (field: Exclude<FilterField, { kind: "metadata" } | { kind: "categories" }>) =>
     sql.literal(`${alias}.${field.name === "timestamp" ? "content_time" : field.name}`)
 
   const time = (value: FilterValue) => sql`${new Date(Number(value)).toISOString()}::timestamptz`
@@ -117,6 +117,38 @@ export const filterSql = (sql: SqlClient.SqlClient, alias: string) => {
     }
   }
 
+  /**
+   * The memory's categories, a list: equal to a value when it holds it (as a metadata list is
+   * read), present when it holds any, containing a text when one of them does.
+   */
+  const categories = (condition: FilterCondition): Fragment => {
+    const list = sql`${m}.categories`
+    switch (condition.op) {
+      case "eq":
+        return condition.value === null
+          ? sql`${list} = '[]'::jsonb`
+          : typeof condition.value === "string"
+            ? sql`${list} @> ${json([condition.value])}`
+            : sql`false`
+      case "in": {
+        const wanted = condition.values.filter((v) => typeof v === "string")
+        const any = wanted.length === 0 ? sql`false` : sql.or(wanted.map((w) => sql`${list} @> ${json([w])}`))
+        return condition.values.includes(null) ? sql`(${any} OR ${list} = '[]'::jsonb)` : any
+      }
+      case "exists":
+        return condition.value ? sql`${list} <> '[]'::jsonb` : sql`${list} = '[]'::jsonb`
+      case "contains":
+      case "icontains":
+        return sql`EXISTS (SELECT 1 FROM jsonb_array_elements_text(${list}) c(t) WHERE ${
+          condition.op === "contains"
+            ? sql`strpos(c.t, ${condition.value}) > 0`
+            : sql`strpos(lower(c.t), lower(${condition.value})) > 0`
+        })`
+      default:
+        return sql`false`
+    }
+  }
+
   const where = (filter: MemoryFilter): Fragment => {
     switch (filter.kind) {
       case "and":
@@ -130,9 +162,11 @@ export const filterSql = (sql: SqlClient.SqlClient, alias: string) => {
         const clause =
           field.kind === "metadata"
             ? metadata(field.key, filter)
-            : field.kind === "time"
-              ? instant(column(field), filter)
-              : text(column(field), filter)
+            : field.kind === "categories"
+              ? categories(filter)
+              : field.kind === "time"
+                ? instant(column(field), filter)
+                : text(column(field), filter)
         return sql`coalesce((${clause}), false)`
       }
     }

@@ -34,6 +34,8 @@ export interface MemoryRow {
   readonly imported_from: string | null
   readonly expires_at: string | null
   readonly immutable: boolean
+  /** A JSON list. */
+  readonly categories: string
 }
 
 /** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
@@ -46,7 +48,8 @@ export const memoryColumns = (sql: SqlClient.SqlClient) =>
     superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
-    imported_from::text AS imported_from, ${isoUtc("expires_at")} AS expires_at, immutable`)
+    imported_from::text AS imported_from, ${isoUtc("expires_at")} AS expires_at, immutable,
+    categories::text AS categories`)
 
 export const toStored = (row: MemoryRow): StoredMemory => ({
   ...row,
@@ -59,7 +62,8 @@ export const toStored = (row: MemoryRow): StoredMemory => ({
   extensions: JSON.parse(row.extensions),
   metadata: JSON.parse(row.metadata),
   supersedes: JSON.parse(row.supersedes),
-  imported_from: row.imported_from === null ? null : JSON.parse(row.imported_from)
+  imported_from: row.imported_from === null ? null : JSON.parse(row.imported_from),
+  categories: JSON.parse(row.categories)
 })
 
 /** A row of `memories` as `recalledColumns` reads it. */
@@ -70,12 +74,13 @@ export const recalledColumns = (sql: SqlClient.SqlClient) =>
   sql.unsafe(`umo_id::text AS umo_id, content, summary, entities::text AS entities,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     source, user_id, agent_id, session_id, metadata::text AS metadata, superseded_by::text AS superseded_by,
-    ${isoUtc("expires_at")} AS expires_at`)
+    ${isoUtc("expires_at")} AS expires_at, categories::text AS categories`)
 
 export const toRecalled = (row: RecalledRow): RecalledMemory => ({
   ...row,
   entities: JSON.parse(row.entities),
-  metadata: JSON.parse(row.metadata)
+  metadata: JSON.parse(row.metadata),
+  categories: JSON.parse(row.categories)
 })
 
 /** pgvector's text form; PGlite mishandles JS arrays of vector strings (DESIGN.md). */

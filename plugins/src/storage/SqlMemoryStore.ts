@@ -132,7 +132,8 @@ export const make = Effect.gen(function* () {
               ...memoryRow(accountId, w.umo, recordHashes[i]!),
               imported_from: w.origin === undefined ? null : JSON.stringify(w.origin.imported_from),
               expires_at: w.expiresAt ?? null,
-              immutable: w.immutable ?? false
+              immutable: w.immutable ?? false,
+              categories: JSON.stringify(w.categories ?? [])
             })),
             500
           )
@@ -391,7 +392,24 @@ export const make = Effect.gen(function* () {
   const scopes: MemoryStoreShape["scopes"] = (accountId, options) =>
     listScopes(reads, accountId, options).pipe(Effect.mapError(storeError("could not list the scopes")))
 
+  const categoryList: MemoryStoreShape["categoryList"] = (accountId) =>
+    reads<{ categories: string }>`SELECT categories::text AS categories FROM account_categories
+      WHERE account_id = ${accountId}`.pipe(
+      Effect.map(([row]) => Option.map(Option.fromNullishOr(row), (r) => JSON.parse(r.categories))),
+      Effect.mapError(storeError("could not read the account's categories"))
+    )
+
+  const setCategoryList: MemoryStoreShape["setCategoryList"] = (accountId, categories) =>
+    (categories === null
+      ? sql`DELETE FROM account_categories WHERE account_id = ${accountId}`
+      : sql`INSERT INTO account_categories (account_id, categories)
+          VALUES (${accountId}, ${JSON.stringify(categories)}::jsonb)
+          ON CONFLICT (account_id) DO UPDATE SET categories = excluded.categories, updated_at = now()`
+    ).pipe(Effect.asVoid, Effect.mapError(storeError("could not set the account's categories")))
+
   return makeMemoryStore({
+    categoryList,
+    setCategoryList,
     scopes,
     exportPage,
     originsOf,

@@ -53,6 +53,7 @@ const row = (i: number, vector: ReadonlyArray<number>): IndexedRow => ({
   agent_id: null,
   session_id: null,
   metadata: {},
+  categories: [],
   superseded_by: null,
   timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
   created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),

@@ -99,7 +99,8 @@ const memory: fc.Arbitrary<FilterableMemory> = fc
     source: null,
     timestamp: iso(d, hour),
     created_at: iso(d, hour),
-    metadata: {}
+    metadata: {},
+    categories: []
   }))
 
 const id = fc.constantFrom(...ids)

@@ -247,7 +247,9 @@ describe("the other calls, as the JS client sends them", () => {
     })
     expect((await call("GET", `/v1/memories/${updated.body.id}/`, { key: keys.bob })).status).toBe(404)
     // The expiry alone moves in place: the same memory, kept through its last day.
-    const moved = await call("PUT", `/v1/memories/${updated.body.id}/`, { body: { expiration_date: "2999-01-01" } })
+    const moved = await call("PUT", `/v1/memories/${updated.body.id}/`, {
+      body: { expiration_date: "2999-01-01" }
+    })
     expect(moved.body).toMatchObject({ id: updated.body.id, expiration_date: "2999-01-02T00:00:00.000Z" })
     // A superseded version is not changed: change the current one.
     expect(

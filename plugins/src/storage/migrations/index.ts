@@ -11,6 +11,7 @@ import statementForget from "./0009_statement_forget.js"
 import imports from "./0010_imports.js"
 import newestAndRepeats from "./0011_newest_and_repeats.js"
 import expiry from "./0012_expiry.js"
+import categories from "./0013_categories.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -25,7 +26,8 @@ export const migrations = Migrator.fromRecord({
   "0009_statement_forget": statementForget,
   "0010_imports": imports,
   "0011_newest_and_repeats": newestAndRepeats,
-  "0012_expiry": expiry
+  "0012_expiry": expiry,
+  "0013_categories": categories
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
