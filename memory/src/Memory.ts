@@ -45,10 +45,12 @@ import type {
   ChainRequest,
   EraseRequest,
   ExplainRequest,
+  ForgetManyRequest,
   ListRequest,
   MatchRequest,
   ScopesRequest,
   SearchRequest,
+  UpdateManyRequest,
   UpdateRequest
 } from "./Requests.js"
 import type {
@@ -70,6 +72,7 @@ import type {
   ScopeList,
   SearchResults,
   SigningKeys,
+  UpdateManyResult,
   Uploaded
 } from "./Results.js"
 import type { ExportLine, ExportRequest, ImportRequest, ImportSummary } from "./Transfers.js"
@@ -128,6 +131,15 @@ export interface MemoryShape {
     options?: CaptureOptions
   ) => ForAccount<Uploaded, InvalidRequest | MemoryNotFound | UnsupportedFile | Unavailable>
   /**
+   * Changes 1–100 memories as one unit (`POST /v1/memories/update`): each new version supersedes
+   * its memory, all stored in one transaction with their signed entries, or — one change refused,
+   * named `updates.<i>` — none.
+   */
+  readonly updateMany: (
+    request: In<typeof UpdateManyRequest>,
+    options?: CaptureOptions
+  ) => ForAccount<UpdateManyResult, InvalidRequest | MemoryNotFound | Unavailable>
+  /**
    * Changes a memory's text or metadata by capturing a new version that supersedes it, in its
    * scope (`PATCH /v1/memories/{id}`): the history and the chain keep both. A superseded memory is
    * refused (change the current one).
@@ -168,6 +180,13 @@ export interface MemoryShape {
   readonly proof: (id: string) => ForAccount<Proof, MemoryNotFound | Unavailable>
   /** Deletes a memory's content and vectors and returns the signed receipt (`DELETE /v1/memories/{id}`). */
   readonly forget: (id: string) => ForAccount<DeletionReceipt, MemoryNotFound | Unavailable>
+  /**
+   * Deletes 1–1,000 memories as one unit (`POST /v1/memories/delete`), with one signed erasure
+   * receipt naming them; one that is not the account's deletes none (`MemoryNotFound`).
+   */
+  readonly forgetMany: (
+    request: In<typeof ForgetManyRequest>
+  ) => ForAccount<ErasureReceipt, InvalidRequest | MemoryNotFound | Unavailable>
   /**
    * Deletes every memory of a scope — an end user's, an agent's or a conversation's, narrowed by
    * the other selection fields — superseded ones too, with one signed receipt naming them

@@ -3,6 +3,7 @@ import { defaultPlugins } from "@umo/plugins"
 import { Effect, Layer, Schema } from "effect"
 import * as Answers from "./answer/Answers.js"
 import * as Capture from "./capture/Capture.js"
+import * as Changes from "./capture/Changes.js"
 import { decodeRequest } from "./Errors.js"
 import * as Sweeper from "./expiry/Sweeper.js"
 import { selectionOf } from "./Filters.js"
@@ -51,6 +52,7 @@ export const make = (options: MemoryOptions = {}) =>
       catch: (error) => new InvalidPlugins({ detail: error instanceof Error ? error.message : String(error) })
     })
     const captures = yield* Capture.make(pipeline)
+    const changes = yield* Changes.make(captures)
     const recall = yield* Recall.make
     const answers = yield* Answers.make(recall)
     const insight = yield* Insight.make(pipeline)
@@ -66,7 +68,10 @@ export const make = (options: MemoryOptions = {}) =>
       batch: (request, options) => Effect.flatMap(accountId, (id) => captures.batch(id, request, options)),
       upload: (file, options) => Effect.flatMap(accountId, (id) => captures.upload(id, file, options)),
       update: (umoId, request, options) =>
-        Effect.flatMap(accountId, (id) => captures.update(id, umoId, request, options)),
+        Effect.flatMap(accountId, (id) => changes.update(id, umoId, request, options)),
+      updateMany: (request, options) =>
+        Effect.flatMap(accountId, (id) => changes.updateMany(id, request, options)),
+      forgetMany: (request) => Effect.flatMap(accountId, (id) => records.forgetMany(id, request)),
       scopes: (request) => Effect.flatMap(accountId, (id) => records.scopes(id, request)),
       list: (request) => Effect.flatMap(accountId, (id) => records.list(id, request)),
       chain: (request) => Effect.flatMap(accountId, (id) => records.chain(id, request)),

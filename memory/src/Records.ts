@@ -9,7 +9,14 @@ import {
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
 import { selectionOf } from "./Filters.js"
-import { CategoriesRequest, ChainRequest, EraseRequest, ListRequest, ScopesRequest } from "./Requests.js"
+import {
+  CategoriesRequest,
+  ChainRequest,
+  EraseRequest,
+  ForgetManyRequest,
+  ListRequest,
+  ScopesRequest
+} from "./Requests.js"
 import type {
   CategoryListResult,
   ChainPage,
@@ -70,6 +77,7 @@ const decodeScopes = decodeRequest(ScopesRequest, "query string")
 const decodeChain = decodeRequest(ChainRequest, "query string")
 const decodeErase = decodeRequest(EraseRequest, "query string")
 const decodeCategories = decodeRequest(CategoriesRequest, "request body")
+const decodeForgetMany = decodeRequest(ForgetManyRequest, "request body")
 
 /** The calls on stored memories: read, list, prove, forget; the account's chain; the signing keys. */
 export const make = Effect.gen(function* () {
@@ -197,6 +205,19 @@ export const make = Effect.gen(function* () {
     Effect.catch(storeFailure)
   )
 
+  const forgetMany = (accountId: string, input: unknown) =>
+    Effect.gen(function* () {
+      const { umo_ids } = yield* decodeForgetMany(input)
+      const malformed = umo_ids.find((id) => !isUmoId(id.toLowerCase()))
+      if (malformed !== undefined) return yield* memoryNotFound(malformed)
+      return yield* store
+        .removeMany(
+          accountId,
+          umo_ids.map((id) => id.toLowerCase())
+        )
+        .pipe(Effect.catch(storeFailure))
+    })
+
   const categories = (accountId: string) =>
     Effect.map(
       store.categoryList(accountId).pipe(Effect.catch(storeFailure)),
@@ -225,6 +246,7 @@ export const make = Effect.gen(function* () {
     forget,
     signingKeys,
     categories,
-    setCategories
+    setCategories,
+    forgetMany
   }
 })

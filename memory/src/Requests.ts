@@ -155,13 +155,41 @@ export const UpdateRequest = Schema.Struct({
           { required: ["content"], properties: { content: { type: "string" } } },
           { required: ["metadata"], properties: { metadata: { type: "object" } } },
           { required: ["expires_at"] },
-          { required: ["ttl"] }
+          { required: ["ttl"], properties: { ttl: { type: "integer" } } }
         ]
       })
     }
   )
 )
 export type UpdateRequest = typeof UpdateRequest.Type
+
+/** A memory id a call names: an unknown or another account's one is a 404. */
+const NamedId = Schema.String.check(Schema.isMaxLength(100)).annotate({
+  description: "a memory id of the account"
+})
+
+/**
+ * Changes of 1–100 memories as one unit (`POST /v1/memories/update`): each as `PATCH` takes it,
+ * with the id it changes; all of them stored, or none.
+ */
+export const UpdateManyRequest = Schema.Struct({
+  updates: Schema.Array(
+    Schema.Struct({ umo_id: NamedId, ...UpdateRequest.fields }).check(
+      Schema.makeFilter((change: { readonly content?: unknown; readonly metadata?: unknown }) =>
+        change.content !== undefined || change.metadata !== undefined
+          ? undefined
+          : "give content, metadata or both"
+      )
+    )
+  ).check(Schema.isBetweenLength(1, 100, { message: "1 to 100 changes" }))
+})
+export type UpdateManyRequest = typeof UpdateManyRequest.Type
+
+/** 1–1,000 memories deleted as one unit (`POST /v1/memories/delete`): all of them, or none. */
+export const ForgetManyRequest = Schema.Struct({
+  umo_ids: Schema.Array(NamedId).check(Schema.isBetweenLength(1, 1_000, { message: "1 to 1,000 ids" }))
+})
+export type ForgetManyRequest = typeof ForgetManyRequest.Type
 
 /** A page of the account's users, agents and sessions, most recently active first. */
 export const ScopesRequest = Schema.Struct({

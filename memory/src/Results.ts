@@ -111,6 +111,10 @@ export type BatchResultItem = typeof BatchResultItem.Type
 export const BatchResult = Schema.Struct({ results: Schema.Array(BatchResultItem) })
 export type BatchResult = typeof BatchResult.Type
 
+/** What a change of many memories returns: each new version as a batch item, in the order of the changes. */
+export const UpdateManyResult = BatchResult
+export type UpdateManyResult = BatchResult
+
 export const Uploaded = Schema.Struct({
   ...Captured.fields,
   summary: Schema.String,

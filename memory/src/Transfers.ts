@@ -68,6 +68,10 @@ export const ExportedMemory = Schema.Struct({
   semantic_hash: Schema.String,
   record_hash: Schema.String,
   imported_from: Schema.NullOr(ImportedFrom),
+  /** When it expires, whether it is immutable, and its categories (absent in exports made before them). */
+  expires_at: Schema.optional(Schema.NullOr(Schema.String)),
+  immutable: Schema.optional(Schema.Boolean),
+  categories: Schema.optional(Schema.Array(Schema.String)),
   /** Its signed capture entry: with `signing_keys`, its proof. */
   entry: Schema.NullOr(LedgerEntry),
   /** The signed entry naming its successor, when it was superseded. */

@@ -222,6 +222,14 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       ),
     forget: async (id) =>
       new Client.DeletionReceipt(await call(Results.DeletionReceipt, (m) => m.forget(id))),
+    forgetMany: async (ids) =>
+      new Client.ErasureReceipt(await call(Results.ErasureReceipt, (m) => m.forgetMany({ umo_ids: ids }))),
+    updateMany: async (changes, options = {}) => {
+      const data = await call(Results.UpdateManyResult, (m) =>
+        m.updateMany(Client.updateManyRequest(changes), { idempotencyKey: options.idempotencyKey })
+      )
+      return (data.results as ReadonlyArray<Client.Raw>).map((r) => new Client.BatchItem(r))
+    },
     forgetAll: async (scope) =>
       new Client.ErasureReceipt(
         await call(Results.ErasureReceipt, (m) => m.erase(Client.selectionRequest(scope)))
@@ -234,6 +242,12 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
         key: { key_id: "in-process", tier: account.tier, status: "active" }
       })
     },
+    categories: async () =>
+      new Client.CategoryList(await call(Results.CategoryListResult, (m) => m.categories)),
+    setCategories: async (categories) =>
+      new Client.CategoryList(
+        await call(Results.CategoryListResult, (m) => m.setCategories({ categories: categories as never }))
+      ),
     models: async () => new Client.Models(await call(Results.ModelList, (m) => m.models)),
     signingKeys: async () => {
       const keys = await call(Results.SigningKeys, (m) => m.signingKeys)

@@ -13,7 +13,7 @@ import {
   ScopePage,
   Uploaded
 } from "./models.js"
-import { Account, Answer, Comparison, Models } from "./results.js"
+import { Account, Answer, type Category, CategoryList, Comparison, Models } from "./results.js"
 import type { Jwk, KeyRotation, SigningKeySet } from "./signed.js"
 import { type ExportLine, exportLines, ImportSummary } from "./transfers.js"
 import { type Call, lines, send, type TransportOptions } from "./transport.js"
@@ -48,6 +48,7 @@ import {
   type UMOMemory,
   type UpdateOptions,
   type UploadOptions,
+  updateManyRequest,
   updateRequest,
   uploadRequest
 } from "./UMOMemory.js"
@@ -221,6 +222,27 @@ export class UMOClient implements UMOMemory {
     return new DeletionReceipt(await this.#send({ method: "DELETE", path: memoryPath(id) }))
   }
 
+  /** Deletes 1–1,000 memories by id as one unit, with one signed receipt (`POST /v1/memories/delete`). */
+  async forgetMany(ids: ReadonlyArray<string>): Promise<ErasureReceipt> {
+    return new ErasureReceipt(
+      await this.#send({ method: "POST", path: "/v1/memories/delete", json: { umo_ids: ids } })
+    )
+  }
+
+  /** Changes 1–100 memories as one unit: every new version, or none (`POST /v1/memories/update`). */
+  async updateMany(
+    changes: ReadonlyArray<{ readonly id: string } & UpdateOptions>,
+    options: Idempotent = {}
+  ): Promise<Array<BatchItem>> {
+    const data = await this.#send({
+      method: "POST",
+      path: "/v1/memories/update",
+      json: updateManyRequest(changes),
+      idempotencyKey: options.idempotencyKey ?? crypto.randomUUID()
+    })
+    return (data.results as ReadonlyArray<Raw>).map((r) => new BatchItem(r))
+  }
+
   /** Captures a file: text, Markdown, HTML, JSON, CSV, PDF, image or audio metadata (`POST /v1/upload`). */
   async upload(file: Blob, filename: string, options: UploadOptions = {}): Promise<Uploaded> {
     const form = new FormData()
@@ -269,6 +291,18 @@ export class UMOClient implements UMOMemory {
   /** The account and key this client calls with (`GET /v1/account`). */
   async account(): Promise<Account> {
     return new Account(await this.#send({ method: "GET", path: "/v1/account" }))
+  }
+
+  /** The categories new memories are filed under: the account's own list, or the default one (`GET /v1/account/categories`). */
+  async categories(): Promise<CategoryList> {
+    return new CategoryList(await this.#send({ method: "GET", path: "/v1/account/categories" }))
+  }
+
+  /** Sets the account's categories, name and description each (null: the default list) (`PUT /v1/account/categories`). */
+  async setCategories(categories: ReadonlyArray<Category> | null): Promise<CategoryList> {
+    return new CategoryList(
+      await this.#send({ method: "PUT", path: "/v1/account/categories", json: { categories } })
+    )
   }
 
   /**

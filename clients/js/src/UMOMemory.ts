@@ -22,7 +22,7 @@ import type {
   ScopePage,
   Uploaded
 } from "./models.js"
-import type { Account, Answer, Comparison, Models } from "./results.js"
+import type { Account, Answer, Category, CategoryList, Comparison, Models } from "./results.js"
 import type { SigningKeySet } from "./signed.js"
 import type { ExportLine, ImportSummary } from "./transfers.js"
 import type { ErasureReceipt, MemoryHistory } from "./versions.js"
@@ -62,6 +62,10 @@ export interface MemoryFields extends Scope {
 }
 
 export interface CaptureOptions extends MemoryFields {
+  /** File it under these categories as given, instead of choosing them from the account's list. */
+  readonly categories?: ReadonlyArray<string>
+  /** Choose its categories from this list (name and description each) instead of the account's. */
+  readonly customCategories?: ReadonlyArray<Category>
   /** Where the content came from; `list` and `ask` can filter by it. */
   readonly source?: string
   /** When the content was written (default: now); recency in search counts from it. */
@@ -234,10 +238,24 @@ export interface UMOMemory {
   explain(id: string, options?: ExplainOptions): Promise<Explanation>
   /** Deletes a memory and returns the signed receipt. */
   forget(id: string): Promise<DeletionReceipt>
+  /** Deletes 1–1,000 memories by id as one unit, with one signed receipt; an unknown id deletes none. */
+  forgetMany(ids: ReadonlyArray<string>): Promise<ErasureReceipt>
+  /**
+   * Changes 1–100 memories as one unit, each as `update` does (content, metadata or both): every new
+   * version stored, or — one change refused — none.
+   */
+  updateMany(
+    changes: ReadonlyArray<{ readonly id: string } & UpdateOptions>,
+    options?: Idempotent
+  ): Promise<Array<BatchItem>>
   /** Deletes every memory of an end user, agent or conversation (superseded ones too), with one signed receipt. */
   forgetAll(scope: EraseOptions): Promise<ErasureReceipt>
   /** The account the memories belong to. */
   account(): Promise<Account>
+  /** The categories new memories are filed under: the account's own list, or the default one. */
+  categories(): Promise<CategoryList>
+  /** Sets the account's categories (null: back to the default list); memories captured keep theirs. */
+  setCategories(categories: ReadonlyArray<Category> | null): Promise<CategoryList>
   /** The answer models `answer` accepts. */
   models(): Promise<Models>
   /** The public signing keys (a JWK Set) and the key records that link them: pin them once. */
@@ -272,7 +290,7 @@ const memoryOptions = [
   "ttl",
   "immutable"
 ]
-const captureOptions = [...memoryOptions, "source", "timestamp"]
+const captureOptions = [...memoryOptions, "source", "timestamp", "categories", "customCategories"]
 
 /** The options each call takes: any other is refused, in plain JavaScript too. */
 const optionsOf = {
@@ -329,7 +347,12 @@ export const captureRequest = (content: string, options: CaptureOptions & Idempo
 
 const captureFields = (content: string, options: CaptureOptions) => ({
   content,
-  ...defined({ source: options.source, timestamp: iso(options.timestamp) }),
+  ...defined({
+    source: options.source,
+    timestamp: iso(options.timestamp),
+    categories: options.categories,
+    custom_categories: options.customCategories
+  }),
   ...memoryFields(options)
 })
 
@@ -352,6 +375,11 @@ export const uploadRequest = (options: UploadOptions = {}) => {
   checkOptions("upload", options)
   return { ...defined({ source: options.source }), ...memoryFields(options) }
 }
+
+/** The request of a change of many memories (`POST /v1/memories/update`). */
+export const updateManyRequest = (changes: ReadonlyArray<{ readonly id: string } & UpdateOptions>) => ({
+  updates: changes.map(({ id, ...change }) => ({ umo_id: id, ...updateRequest(change) }))
+})
 
 /** The update request (`PATCH /v1/memories/{id}`). */
 export const updateRequest = (change: UpdateOptions) => {

@@ -43,7 +43,15 @@ export {
   type Triple,
   Uploaded
 } from "./models.js"
-export { Account, Answer, type Citation, Comparison, Models } from "./results.js"
+export {
+  Account,
+  Answer,
+  type Category,
+  CategoryList,
+  type Citation,
+  Comparison,
+  Models
+} from "./results.js"
 export { fixedScope, inScope } from "./scope.js"
 export {
   type AnsweredFromMemories,
@@ -101,6 +109,7 @@ export {
   type UMOMemory,
   type UpdateOptions,
   type UploadOptions,
+  updateManyRequest,
   updateRequest,
   uploadRequest
 } from "./UMOMemory.js"

@@ -68,6 +68,8 @@ export class Memory {
   readonly expiresAt: string | null
   /** Captured immutable: updates and supersessions of it are refused. */
   readonly immutable: boolean
+  /** The categories it is filed under, best fitting first. */
+  readonly categories: ReadonlyArray<string>
   constructor(readonly raw: Raw) {
     this.umoId = str(raw, "umo_id")
     this.summary = str(raw, "summary")
@@ -94,6 +96,7 @@ export class Memory {
     this.importedFrom = importedFrom(raw)
     this.expiresAt = optStr(raw, "expires_at")
     this.immutable = raw.immutable === true
+    this.categories = strings(raw, "categories")
   }
 }
 
@@ -156,10 +159,13 @@ abstract class Belonging {
   readonly timestamp: string
   /** The memory that replaced it, or null while it is current. */
   readonly supersededBy: string | null
+  /** The categories it is filed under, best fitting first. */
+  readonly categories: ReadonlyArray<string>
   constructor(readonly raw: Raw) {
     this.userId = optStr(raw, "user_id")
     this.agentId = optStr(raw, "agent_id")
     this.sessionId = optStr(raw, "session_id")
+    this.categories = strings(raw, "categories")
     this.metadata = obj(raw, "metadata") as Belonging["metadata"]
     this.source = optStr(raw, "source")
     this.timestamp = str(raw, "timestamp")

@@ -113,3 +113,20 @@ export class Models {
     return this.local.find((m) => m.isDefault)?.id
   }
 }
+
+/** A category memories are filed under: its name, and the description the categorizer reads. */
+export interface Category {
+  readonly name: string
+  readonly description: string
+}
+
+/** What `categories` returns: the account's own list, or the default one (`origin`). */
+export class CategoryList {
+  readonly categories: ReadonlyArray<Category>
+  /** `account`: the account's own list; `default`: Mem0's default fifteen. */
+  readonly origin: "account" | "default"
+  constructor(readonly raw: Raw) {
+    this.categories = (Array.isArray(raw.categories) ? raw.categories : []) as ReadonlyArray<Category>
+    this.origin = raw.origin === "account" ? "account" : "default"
+  }
+}

@@ -12,7 +12,7 @@ export interface TransportOptions {
 }
 
 export interface Call {
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly path: string
   readonly query?: Readonly<Record<string, string | number | undefined>>
   readonly json?: unknown

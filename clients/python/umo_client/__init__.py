@@ -38,7 +38,7 @@ from .models import (
     Uploaded,
 )
 from .scoped import VERB_WORDS, Scope, ScopedVerbs, ScopeFields
-from .results import Account, Answer, Citation, Comparison, Model, Models
+from .results import Account, Answer, CategoryList, Citation, Comparison, Model, Models
 from .signed import ChainPage, DeletionReceipt, LedgerEntry, Proof
 from .transfers import ExportedMemory, ExportEnd, ExportHeader, ExportLine, ImportedFrom, ImportFailure, ImportSummary
 from .versions import ErasureReceipt, MemoryHistory
@@ -58,6 +58,7 @@ __all__ = [
     "APIError",
     "Account",
     "Answer",
+    "CategoryList",
     "AuthenticationError",
     "BatchInput",
     "BatchItem",

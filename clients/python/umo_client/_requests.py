@@ -33,7 +33,7 @@ BatchInput = Union[str, Mapping[str, Any]]
 # The fields of a capture besides its content, as the API names them (a batch item's keys too).
 CAPTURE_FIELDS = (
     "source", "timestamp", "user_id", "agent_id", "session_id", "metadata", "supersedes", "infer_updates", "dedupe",
-    "expires_at", "ttl", "immutable",
+    "expires_at", "ttl", "immutable", "categories", "custom_categories",
 )
 
 
@@ -63,8 +63,12 @@ def capture_fields(
     expires_at: Optional[Timestamp] = None,
     ttl: Optional[int] = None,
     immutable: Optional[bool] = None,
+    categories: Optional[Sequence[str]] = None,
+    custom_categories: Optional[Sequence[Mapping[str, str]]] = None,
 ) -> dict[str, Any]:
-    """A capture's source, time, scope, tags, updates, dedupe and lifetime: the fields given."""
+    """A capture's source, time, scope, tags, updates, dedupe, lifetime and categories: the fields given."""
+    if isinstance(categories, str):
+        raise TypeError("categories is a list of names, not one name")
     if isinstance(supersedes, str):
         raise TypeError("supersedes is a list of memory ids, not one id")
     return some(
@@ -80,6 +84,8 @@ def capture_fields(
         expires_at=iso(expires_at),
         ttl=ttl,
         immutable=immutable,
+        categories=None if categories is None else list(categories),
+        custom_categories=None if custom_categories is None else [dict(c) for c in custom_categories],
     )
 
 

@@ -22,6 +22,7 @@ from ._requests import (
     Timestamp,
     batch_item,
     capture_fields,
+    check_options,
     selection,
     some,
     text_fields,
@@ -30,7 +31,7 @@ from ._requests import (
 from ._transport import BodyData, StreamedBody, Transport, check_idempotency_key, multipart
 from .errors import APIError, IncompleteExportError
 from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, ScopePage, Uploaded
-from .results import Account, Answer, Comparison, Models
+from .results import Account, Answer, CategoryList, Comparison, Models
 from .signed import ChainPage, DeletionReceipt, Proof
 from .transfers import ExportEnd, ExportedMemory, ExportHeader, ExportLine, ImportSummary, export_line, line_bytes
 from .versions import ErasureReceipt, MemoryHistory
@@ -160,6 +161,8 @@ class UMOClient:
         expires_at: Optional[Timestamp] = None,
         ttl: Optional[int] = None,
         immutable: Optional[bool] = None,
+        categories: Optional[Sequence[str]] = None,
+        custom_categories: Optional[Sequence[Mapping[str, str]]] = None,
         idempotency_key: Optional[str] = None,
     ) -> Captured:
         """Captures one text as a memory (``POST /v1/process``). Idempotent across retries: the
@@ -171,10 +174,12 @@ class UMOClient:
         scope and metadata; same or no timestamp) stores nothing and answers that memory, its id in
         ``duplicate_of`` too, unless ``dedupe=False`` (default True on the service). ``expires_at``
         (or ``ttl`` in seconds): the memory leaves list, search and answers then, and is erased with
-        a signed receipt; ``immutable=True``: later updates and supersessions of it are refused."""
+        a signed receipt; ``immutable=True``: later updates and supersessions of it are refused.
+        ``categories`` files it under these names as given; ``custom_categories`` (``{"name": …,
+        "description": …}`` each) has them chosen from that list instead of the account's."""
         fields = capture_fields(
             source, timestamp, user_id, agent_id, session_id, metadata, supersedes, infer_updates, dedupe,
-            expires_at, ttl, immutable,
+            expires_at, ttl, immutable, categories, custom_categories,
         )
         return Captured.from_raw(
             self._transport.send(
@@ -319,6 +324,32 @@ class UMOClient:
     def forget(self, umo_id: str) -> DeletionReceipt:
         """Deletes a memory and returns the signed receipt (``DELETE /v1/memories/{id}``)."""
         return DeletionReceipt.from_raw(self._transport.send("DELETE", _memory_path(umo_id)))
+
+    def forget_many(self, umo_ids: Sequence[str]) -> ErasureReceipt:
+        """Deletes 1 to 1,000 memories by id as one unit (``POST /v1/memories/delete``), superseded
+        ones too, with one signed erasure receipt naming them; an id that is not one of the
+        account's memories deletes none (:class:`NotFoundError`)."""
+        if isinstance(umo_ids, str):
+            raise TypeError("umo_ids is a list of memory ids, not one id")
+        return ErasureReceipt.from_raw(self._transport.send("POST", "/v1/memories/delete", json_body={"umo_ids": list(umo_ids)}))
+
+    def update_many(
+        self, changes: Sequence[Mapping[str, Any]], *, idempotency_key: Optional[str] = None
+    ) -> builtins.list[BatchItem]:
+        """Changes 1 to 100 memories as one unit (``POST /v1/memories/update``): each a mapping with
+        ``umo_id`` and ``content``, ``metadata`` or both (and ``timestamp``, ``expires_at`` or
+        ``ttl``), as ``update`` takes them. Every new version is stored, or — one change refused, a
+        :class:`ValidationError` naming ``updates.<i>`` — none. Idempotent across retries."""
+        updates = []
+        for change in changes:
+            check_options("update_many item", change, ("umo_id", "content", "metadata", "timestamp", "expires_at", "ttl"))
+            fields = {k: change[k] for k in ("content", "metadata", "timestamp", "expires_at", "ttl") if k in change}
+            updates.append({"umo_id": change["umo_id"], **update_fields(**fields)})
+        data = self._transport.send(
+            "POST", "/v1/memories/update", json_body={"updates": updates}, idempotency_key=_key(idempotency_key)
+        )
+        results = data.get("results")
+        return [BatchItem.from_raw(r) for r in results] if isinstance(results, builtins.list) else []
 
     def forget_all(
         self,
@@ -554,6 +585,17 @@ class UMOClient:
     def account(self) -> Account:
         """The account and key this client calls with (``GET /v1/account``)."""
         return Account.from_raw(self._transport.send("GET", "/v1/account"))
+
+    def categories(self) -> CategoryList:
+        """The categories new memories are filed under: the account's own list, or Mem0's default
+        fifteen (``origin``) (``GET /v1/account/categories``)."""
+        return CategoryList.from_raw(self._transport.send("GET", "/v1/account/categories"))
+
+    def set_categories(self, categories: Optional[Sequence[Mapping[str, str]]]) -> CategoryList:
+        """Sets the account's categories, ``{"name": …, "description": …}`` each (None: back to the
+        default list), for the memories captured from now on (``PUT /v1/account/categories``)."""
+        body = {"categories": None if categories is None else [dict(c) for c in categories]}
+        return CategoryList.from_raw(self._transport.send("PUT", "/v1/account/categories", json_body=body))
 
     def chain(self, *, limit: Optional[int] = None, before: Optional[int] = None) -> ChainPage:
         """A page of the account's hash chain, newest first (``GET /v1/account/chain``): its

@@ -31,6 +31,7 @@ def _belonging(raw: Raw) -> dict[str, Any]:
         "source": _opt_str(raw, "source"),
         "timestamp": str(raw.get("timestamp", "")),
         "superseded_by": _opt_str(raw, "superseded_by"),
+        "categories": _strings(raw, "categories"),
     }
 
 
@@ -96,6 +97,8 @@ class Memory:
     """When it expires (ISO 8601): it leaves every read then; None: never."""
     immutable: bool = False
     """Captured immutable: updates and supersessions of it are refused."""
+    categories: list[str] = field(default_factory=list)
+    """The categories it is filed under, best fitting first."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Memory:
@@ -126,6 +129,7 @@ class Memory:
             imported_from=ImportedFrom.from_raw(raw.get("imported_from")),
             expires_at=_opt_str(raw, "expires_at"),
             immutable=raw.get("immutable") is True,
+            categories=_strings(raw, "categories"),
         )
 
 
@@ -238,6 +242,8 @@ class Match:
     newest one's ``timestamp`` (1 when it was said once)."""
     later_related: list[LaterRelated] = field(default_factory=list)
     """For the first three results: later memories of the same person linked to it, newest first."""
+    categories: list[str] = field(default_factory=list)
+    """The categories it is filed under, best fitting first."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> Match:
@@ -274,6 +280,8 @@ class MemorySummary:
     expires_at: Optional[str] = None
     """When it expires (ISO 8601); None: never."""
     immutable: bool = False
+    categories: list[str] = field(default_factory=list)
+    """The categories it is filed under, best fitting first."""
 
     @classmethod
     def from_raw(cls, raw: Raw) -> MemorySummary:

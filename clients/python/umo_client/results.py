@@ -160,3 +160,26 @@ class Models:
             for m in _list(raw, "cloud")
         ]
         return cls(local, cloud, raw)
+
+
+@dataclass(frozen=True)
+class CategoryList:
+    """The categories an account files its memories under (``categories``): its own list, or the
+    default one (``origin``: ``"account"`` or ``"default"``)."""
+
+    categories: list[dict[str, str]]
+    origin: str
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> CategoryList:
+        listed = raw.get("categories")
+        return cls(
+            categories=[
+                {"name": str(c.get("name", "")), "description": str(c.get("description", ""))}
+                for c in (listed if isinstance(listed, list) else [])
+                if isinstance(c, dict)
+            ],
+            origin=str(raw.get("origin", "default")),
+            raw=raw,
+        )

@@ -318,6 +318,14 @@ export interface MemoryStoreShape {
    */
   readonly erase: (accountId: string, filter: MemoryFilter) => Effect.Effect<ErasureReceipt, StoreError>
   /**
+   * Hard-deletes the memories named, superseded or expired ones too, in one transaction, with one
+   * signed receipt naming them all; one that is not the account's deletes none (`UnknownMemory`).
+   */
+  readonly removeMany: (
+    accountId: string,
+    umoIds: ReadonlyArray<string>
+  ) => Effect.Effect<ErasureReceipt, StoreError>
+  /**
    * A page of the selected memories in capture order (`umo_id` ascending: ids are time-ordered)
    * after `afterId`, each with its chain entries (and vectors when asked): an export reads the
    * account through these pages, however many memories it holds.

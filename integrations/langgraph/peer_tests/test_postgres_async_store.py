@@ -1,4 +1,17 @@
 # type: ignore
+# Vendored from LangGraph (https://github.com/langchain-ai/langgraph): libs/checkpoint-postgres/tests/test_async_store.py
+# at commit f09cfe8ffc1eeffd68f4b628ed69c30f7cad229f. Copyright (c) 2024 LangChain, Inc.; MIT licence,
+# in LICENSE-langgraph beside this file.
+#
+# Changed for UMO, and nothing else: what creates the store (the `store` fixture, without its
+# "default"/"pipe"/"pool" connection parameters, keeping its TTL configuration; `_create_pool_store`;
+# `_create_vector_store`; the `vector_store` fixture, without its vector and distance type
+# parameters: a UMOStore on the live server, emptied before each test, its async methods UMOStore's
+# `abatch`; see umo_peer.py), the imports that follows from (`AsyncPostgresStore` names UMOStore in
+# the annotations; psycopg and the store's internals are imported no more, only skipped tests name
+# them; CharacterEmbeddings, VECTOR_TYPES and the `fake_embeddings` fixture are upstream's
+# tests/conftest.py's, from embed_test_utils.py, here and conftest.py), and a skip mark with its
+# reason on each test that cannot run on UMO. Every test body is as upstream.
 from __future__ import annotations
 
 import asyncio
@@ -18,87 +31,32 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from psycopg import AsyncConnection
 
-from langgraph.checkpoint.postgres import _ainternal
-from langgraph.store.postgres import AsyncPostgresStore
-from tests.conftest import (
-    DEFAULT_URI,
-    VECTOR_TYPES,
-    CharacterEmbeddings,
-)
+from embed_test_utils import CharacterEmbeddings
+from umo_langgraph import UMOStore
+from umo_peer import umo_store
+
+# Upstream's store, as the annotations name it: here the store under test is a UMOStore.
+AsyncPostgresStore = UMOStore
+VECTOR_TYPES = ["vector", "halfvec"]  # upstream's tests/conftest.py
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
 
 
-@pytest.fixture(scope="function", params=["default", "pipe", "pool"])
+@pytest.fixture(scope="function")
 async def store(request) -> AsyncIterator[AsyncPostgresStore]:
-    database = f"test_{uuid.uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
+    """The store under test: a UMOStore on the live server, with upstream's TTL configuration
+    (upstream: an AsyncPostgresStore on a new database, over a connection, a pipeline and a pool)."""
     ttl_config = {
         "default_ttl": TTL_MINUTES,
         "refresh_on_read": True,
         "sweep_interval_minutes": TTL_MINUTES / 2,
     }
-    async with await AsyncConnection.connect(
-        admin_conn_string, autocommit=True
-    ) as conn:
-        await conn.execute(f"CREATE DATABASE {database}")
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            conn_string, ttl=ttl_config
-        ) as store:
-            store.MIGRATIONS = [
-                (
-                    mig.replace("ttl_minutes INT;", "ttl_minutes FLOAT;")
-                    if isinstance(mig, str)
-                    else mig
-                )
-                for mig in store.MIGRATIONS
-            ]
-            await store.setup()
-            async with store._cursor() as cur:
-                # drop the migration index
-                await cur.execute("DROP TABLE IF EXISTS store_migrations")
-            await store.setup()  # Will fail if migrations aren't idempotent
-
-        if request.param == "pipe":
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, pipeline=True, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-        elif request.param == "pool":
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, pool_config={"min_size": 1, "max_size": 10}, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-        else:  # default
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-    finally:
-        async with await AsyncConnection.connect(
-            admin_conn_string, autocommit=True
-        ) as conn:
-            await conn.execute(f"DROP DATABASE {database}")
+    yield umo_store(ttl=ttl_config)
 
 
+@pytest.mark.skip(reason="PostgreSQL specifics: AsyncPostgresStore's connection belongs to its event loop, so it refuses sync calls on the loop's thread (asyncio.InvalidStateError); UMOStore's sync methods are HTTP calls, safe from any thread")
 async def test_no_running_loop(store: AsyncPostgresStore) -> None:
     with pytest.raises(asyncio.InvalidStateError):
         store.put(("foo", "bar"), "baz", {"val": "baz"})
@@ -349,33 +307,11 @@ async def test_batch_list_namespaces_ops(store: AsyncPostgresStore) -> None:
 
 @asynccontextmanager
 async def _create_pool_store() -> AsyncIterator[AsyncPostgresStore]:
-    database = f"test_{uuid.uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        _, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-    async with await AsyncConnection.connect(
-        admin_conn_string, autocommit=True
-    ) as conn:
-        await conn.execute(f"CREATE DATABASE {database}")
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            conn_string, pool_config={"min_size": 1, "max_size": 1}
-        ) as store:
-            await store.setup()
-            yield store
-    finally:
-        async with await AsyncConnection.connect(
-            admin_conn_string, autocommit=True
-        ) as conn:
-            await conn.execute(f"DROP DATABASE {database}")
+    # A UMOStore on the live server (upstream: an AsyncPostgresStore over a pool of one connection).
+    yield umo_store()
 
 
+@pytest.mark.skip(reason="connection pools: counts AsyncPostgresStore's checkouts from its connection pool")
 async def test_abatch_uses_single_pool_checkout(monkeypatch) -> None:
     async with _create_pool_store() as store:
         await store.aput(("test",), "key1", {"data": "value1"})
@@ -407,56 +343,16 @@ async def _create_vector_store(
     fake_embeddings: CharacterEmbeddings,
     text_fields: list[str] | None = None,
 ) -> AsyncIterator[AsyncPostgresStore]:
-    """Create a store with vector search enabled."""
-
-    database = f"test_{uuid.uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-
-    index_config = {
-        "dims": fake_embeddings.dims,
-        "embed": fake_embeddings,
-        "ann_index_config": {
-            "vector_type": vector_type,
-        },
-        "distance_type": distance_type,
-        "fields": text_fields,
-    }
-
-    async with await AsyncConnection.connect(
-        admin_conn_string, autocommit=True
-    ) as conn:
-        await conn.execute(f"CREATE DATABASE {database}")
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            conn_string,
-            index=index_config,
-        ) as store:
-            await store.setup()
-            yield store
-    finally:
-        async with await AsyncConnection.connect(
-            admin_conn_string, autocommit=True
-        ) as conn:
-            await conn.execute(f"DROP DATABASE {database}")
+    """The store under test: a UMOStore on the live server, which embeds and indexes each item
+    whole with its own embedder (upstream: an AsyncPostgresStore on a new database with this index
+    configuration)."""
+    yield umo_store()
 
 
 @pytest.fixture(
     scope="function",
-    params=[
-        (vector_type, distance_type)
-        for vector_type in VECTOR_TYPES
-        for distance_type in (
-            ["hamming"] if vector_type == "bit" else ["l2", "inner_product", "cosine"]
-        )
-    ],
+    # Upstream's parameters are the vector and distance types, which UMO has not: one store.
+    params=[("vector", "cosine")],
     ids=lambda p: f"{p[0]}_{p[1]}",
 )
 async def vector_store(
@@ -471,6 +367,7 @@ async def vector_store(
         yield store
 
 
+@pytest.mark.skip(reason="backend configuration: asserts the store's own index configuration (dims, the injected embedding function); UMO embeds with the server's embedder")
 async def test_vector_store_initialization(
     vector_store: AsyncPostgresStore, fake_embeddings: CharacterEmbeddings
 ) -> None:
@@ -537,6 +434,7 @@ async def test_vector_update_with_embedding(vector_store: AsyncPostgresStore) ->
     assert not any(r.key == "doc4" for r in results_new)
 
 
+@pytest.mark.skip(reason="injected embedding: asserts the order the test's CharacterEmbeddings gives the nonsense query 'bbbbluuu' (blue car first); UMO ranks with its own embedder")
 async def test_vector_search_with_filters(vector_store: AsyncPostgresStore) -> None:
     """Test combining vector search with filters."""
     docs = [
@@ -620,6 +518,7 @@ async def test_vector_search_edge_cases(vector_store: AsyncPostgresStore) -> Non
     assert results[0].score < perfect_score
 
 
+@pytest.mark.skip(reason="injected embedding and index fields: asserts exact and equal scores from the test's CharacterEmbeddings over chosen fields (one vector per field) in pgvector; UMO embeds the whole item with its own embedder")
 @pytest.mark.parametrize(
     "vector_type,distance_type",
     [
@@ -716,6 +615,7 @@ async def test_search_sorting(
         assert results[0].score > results[1].score
 
 
+@pytest.mark.skip(reason="backend configuration: starts AsyncPostgresStore's own TTL sweeper task (start_ttl_sweeper), which UMOStore has not (UMO's server sweeps); the same TTL steps run in test_postgres_store.py's test_store_ttl")
 async def test_store_ttl(store):
     # Assumes a TTL of 1 minute = 60 seconds
     ns = ("foo",)
@@ -773,6 +673,7 @@ async def _astored_expires_at(store: AsyncPostgresStore, ns: tuple[str, ...], ke
         return (await cur.fetchone())["expires_at"]
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper task and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 async def test_omit_expired_filters_read_paths(store: AsyncPostgresStore) -> None:
     await store.stop_ttl_sweeper()  # deterministic: no background deletion
     store.ttl_config["omit_expired"] = True
@@ -800,6 +701,7 @@ async def test_omit_expired_filters_read_paths(store: AsyncPostgresStore) -> Non
     assert control_ns in namespaces
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper task and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 @pytest.mark.parametrize("omit", [None, False], ids=["default", "explicit-false"])
 async def test_omit_expired_disabled_preserves_expired_rows(
     store: AsyncPostgresStore, omit
@@ -817,6 +719,7 @@ async def test_omit_expired_disabled_preserves_expired_rows(
     assert ns in await store.alist_namespaces(prefix=("keep",))
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper task and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 async def test_omit_expired_refresh_ttl_only_refreshes_live_rows(
     store: AsyncPostgresStore,
 ) -> None:
@@ -845,6 +748,7 @@ async def test_omit_expired_refresh_ttl_only_refreshes_live_rows(
     assert await _astored_expires_at(store, ns, "live_search") > search_before
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper task and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 async def test_omit_expired_search_pagination(store: AsyncPostgresStore) -> None:
     await store.stop_ttl_sweeper()
     store.ttl_config["omit_expired"] = True

@@ -1,4 +1,17 @@
 # type: ignore
+# Vendored from LangGraph (https://github.com/langchain-ai/langgraph): libs/checkpoint-postgres/tests/test_store.py
+# at commit f09cfe8ffc1eeffd68f4b628ed69c30f7cad229f. Copyright (c) 2024 LangChain, Inc.; MIT licence,
+# in LICENSE-langgraph beside this file.
+#
+# Changed for UMO, and nothing else: what creates the store (the `store` fixture, without its
+# "default"/"pipe"/"pool" connection parameters, keeping its TTL configuration; `_create_vector_store`,
+# keeping its TTL; the `vector_store` fixture, its parameters reduced to the one UMO has, a TTL or
+# none: a UMOStore on the live server, emptied before each test, see umo_peer.py), the imports that
+# follows from (`PostgresStore` names UMOStore in the annotations; psycopg and the store's SQL
+# internals are imported no more, only skipped tests name them; CharacterEmbeddings, VECTOR_TYPES
+# and the `fake_embeddings` fixture are upstream's tests/conftest.py's, from embed_test_utils.py,
+# here and conftest.py), and a skip mark with its reason on each test that cannot run on UMO. Every
+# test body is as upstream.
 from __future__ import annotations
 
 import re
@@ -17,83 +30,29 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from psycopg import Connection
 
-from langgraph.store.postgres import PostgresStore
-from langgraph.store.postgres.base import (
-    _escape_like_literal,
-    _namespace_match_pattern,
-)
-from tests.conftest import (
-    DEFAULT_URI,
-    VECTOR_TYPES,
-    CharacterEmbeddings,
-)
+from embed_test_utils import CharacterEmbeddings
+from umo_langgraph import UMOStore
+from umo_peer import umo_store
+
+# Upstream's store, as the annotations name it: here the store under test is a UMOStore.
+PostgresStore = UMOStore
+VECTOR_TYPES = ["vector", "halfvec"]  # upstream's tests/conftest.py
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
 
 
-@pytest.fixture(scope="function", params=["default", "pipe", "pool"])
+@pytest.fixture(scope="function")
 def store(request) -> PostgresStore:
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        _, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
+    """The store under test: a UMOStore on the live server, with upstream's TTL configuration
+    (upstream: a PostgresStore on a new database, over a connection, a pipeline and a pool)."""
     ttl_config = {
         "default_ttl": TTL_MINUTES,
         "refresh_on_read": True,
         "sweep_interval_minutes": TTL_MINUTES / 2,
     }
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-            store.MIGRATIONS = [
-                (
-                    mig.replace("ttl_minutes INT;", "ttl_minutes FLOAT;")
-                    if isinstance(mig, str)
-                    else mig
-                )
-                for mig in store.MIGRATIONS
-            ]
-            store.setup()
-
-        if request.param == "pipe":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pipeline=True,
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        elif request.param == "pool":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pool_config={"min_size": 1, "max_size": 10},
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        else:  # default
-            with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+    yield umo_store(ttl=ttl_config)
 
 
 def test_batch_order(store: PostgresStore) -> None:
@@ -330,6 +289,7 @@ def test_list_namespaces(store) -> None:
         store.delete(namespace, "dummy")
 
 
+@pytest.mark.skip(reason="SQL internals: PostgresStore's LIKE escaping function")
 def test_escape_like_literal() -> None:
     assert _escape_like_literal("users.alice") == "users.alice"
     assert _escape_like_literal("user_1") == r"user\_1"
@@ -338,6 +298,7 @@ def test_escape_like_literal() -> None:
     assert _escape_like_literal("") == ""
 
 
+@pytest.mark.skip(reason="SQL internals: PostgresStore's namespace regular expression")
 def test_namespace_match_pattern() -> None:
     assert _namespace_match_pattern(("foo",), "prefix") == r"^foo(\.|\Z)"
     assert _namespace_match_pattern(("uid", "users"), "prefix") == r"^uid\.users(\.|\Z)"
@@ -508,45 +469,12 @@ def _create_vector_store(
     text_fields: list[str] | None = None,
     enable_ttl: bool = True,
 ) -> PostgresStore:
-    """Create a store with vector search enabled."""
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-
-    index_config = {
-        "dims": fake_embeddings.dims,
-        "embed": fake_embeddings,
-        "ann_index_config": {
-            "vector_type": vector_type,
-        },
-        "distance_type": distance_type,
-        "fields": text_fields,
-    }
-
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(
-            conn_string,
-            index=index_config,
-            ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None,
-        ) as store:
-            store.setup()
-            with store._cursor() as cur:
-                # drop the migration index
-                cur.execute("DROP TABLE IF EXISTS store_migrations")
-            store.setup()  # Will fail if migrations aren't idempotent
-            yield store
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+    """The store under test: a UMOStore on the live server, which embeds and indexes each item
+    whole with its own embedder, with upstream's TTL configuration (upstream: a PostgresStore on a
+    new database with this index configuration)."""
+    yield umo_store(
+        ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None
+    )
 
 
 _vector_params = [
@@ -561,8 +489,10 @@ _vector_params += [(*_vector_params[-1][:2], False)]
 
 @pytest.fixture(
     scope="function",
-    params=_vector_params,
-    ids=lambda p: f"{p[0]}_{p[1]}",
+    # Upstream's parameters are the vector and distance types, and the last once without a TTL: of
+    # those, UMO has the TTL.
+    params=[("vector", "cosine", True), ("vector", "cosine", False)],
+    ids=lambda p: "ttl" if p[2] else "no_ttl",
 )
 def vector_store(
     request,
@@ -576,6 +506,7 @@ def vector_store(
         yield store
 
 
+@pytest.mark.skip(reason="backend configuration: asserts the store's own index configuration (dims, the injected embedding function); UMO embeds with the server's embedder")
 def test_vector_store_initialization(
     vector_store: PostgresStore, fake_embeddings: CharacterEmbeddings
 ) -> None:
@@ -636,6 +567,7 @@ def test_vector_update_with_embedding(vector_store: PostgresStore) -> None:
     assert not any(r.key == "doc4" for r in results_new)
 
 
+@pytest.mark.skip(reason="injected embedding: asserts the order the test's CharacterEmbeddings gives the nonsense query 'bbbbluuu' (blue car first); UMO ranks with its own embedder")
 @pytest.mark.parametrize("refresh_ttl", [True, False])
 def test_vector_search_with_filters(
     vector_store: PostgresStore, refresh_ttl: bool
@@ -719,6 +651,7 @@ def test_vector_search_edge_cases(vector_store: PostgresStore) -> None:
     assert len(results) == 1
 
 
+@pytest.mark.skip(reason="injected embedding and index fields: asserts exact and equal scores from the test's CharacterEmbeddings over chosen fields (one vector per field) in pgvector; UMO embeds the whole item with its own embedder")
 @pytest.mark.parametrize(
     "vector_type,distance_type",
     [
@@ -791,6 +724,7 @@ def test_embed_with_path_sync(
         assert results[1].score < ascore
 
 
+@pytest.mark.skip(reason="injected embedding and index fields: asserts equal scores and scores below 0.9 from the test's CharacterEmbeddings over the fields each put indexes; UMO embeds the whole item with its own embedder")
 @pytest.mark.parametrize(
     "vector_type,distance_type",
     [
@@ -916,6 +850,7 @@ def _neg_l2_distance(X: list[float], Y: list[list[float]]) -> list[float]:
     return similarities
 
 
+@pytest.mark.skip(reason="injected embedding: asserts the exact cosine, inner-product and L2 scores of the test's CharacterEmbeddings in pgvector; UMO scores with its own embedder and ranking")
 @pytest.mark.parametrize(
     "vector_type,distance_type",
     [
@@ -957,6 +892,7 @@ def test_scores(
         assert results[0].score == pytest.approx(similarities[0], abs=1e-3)
 
 
+@pytest.mark.skip(reason="migrations: reads PostgresStore.MIGRATIONS")
 def test_nonnull_migrations() -> None:
     _leading_comment_remover = re.compile(r"^/\*.*?\*/")
     for migration in PostgresStore.MIGRATIONS:
@@ -1016,6 +952,7 @@ def _stored_expires_at(store: PostgresStore, ns: tuple[str, ...], key: str):
         return cur.fetchone()["expires_at"]
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper thread and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 def test_omit_expired_filters_read_paths(store: PostgresStore) -> None:
     store.stop_ttl_sweeper()  # deterministic: no background deletion
     store.ttl_config["omit_expired"] = True
@@ -1043,6 +980,7 @@ def test_omit_expired_filters_read_paths(store: PostgresStore) -> None:
     assert control_ns in namespaces
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper thread and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 @pytest.mark.parametrize("omit", [None, False], ids=["default", "explicit-false"])
 def test_omit_expired_disabled_preserves_expired_rows(
     store: PostgresStore, omit
@@ -1060,6 +998,7 @@ def test_omit_expired_disabled_preserves_expired_rows(
     assert ns in store.list_namespaces(prefix=("keep",))
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper thread and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 def test_omit_expired_refresh_ttl_only_refreshes_live_rows(
     store: PostgresStore,
 ) -> None:
@@ -1087,6 +1026,7 @@ def test_omit_expired_refresh_ttl_only_refreshes_live_rows(
     assert _stored_expires_at(store, ns, "live_search") > search_before
 
 
+@pytest.mark.skip(reason="SQL internals: stops the store's TTL sweeper thread and backdates rows' expires_at and updated_at in SQL (omit_expired is PostgresStore's TTL option)")
 def test_omit_expired_search_pagination(store: PostgresStore) -> None:
     store.stop_ttl_sweeper()
     store.ttl_config["omit_expired"] = True

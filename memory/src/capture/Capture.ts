@@ -2,20 +2,17 @@ import {
   type CaptureReceipt,
   type CaptureWrite,
   type Category,
-  canonicalJson,
   Embedder,
   FileParser,
   isUmoId,
-  Ledger,
   MemoryStore,
   type Pipeline,
   type PipelineError,
-  type StoredMemory,
   sha256Hex,
   storableText,
   type Umo
 } from "@umo/core"
-import { Effect, Option, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import {
   decodeRequest,
   describeIssue,
@@ -30,14 +27,7 @@ import {
 } from "../Errors.js"
 import { IdempotencyKey, parseTimestamp, Source, uploadLimitBytes } from "../Fields.js"
 import type { CaptureOptions, FileToCapture } from "../Memory.js"
-import {
-  BatchRequest,
-  CaptureRequest,
-  LifetimeFields,
-  ScopeAndMetadata,
-  UpdateFields,
-  UpdateRequest
-} from "../Requests.js"
+import { BatchRequest, CaptureRequest, LifetimeFields, ScopeAndMetadata, UpdateFields } from "../Requests.js"
 import type { BatchResultItem, Captured, Uploaded } from "../Results.js"
 import * as Facts from "../updates/Facts.js"
 import * as Judging from "../updates/Judging.js"
@@ -77,7 +67,6 @@ const decodeKey = decodeRequest(
   "headers"
 )
 const decodeUploadFields = decodeRequest(UploadFields, "request body")
-const decodeUpdate = decodeRequest(UpdateRequest, "request body")
 const decodeItem = Schema.decodeUnknownResult(CaptureRequest)
 
 const captureFields = Object.keys(CaptureRequest.fields)
@@ -126,6 +115,15 @@ const fingerprinted = ({ content, source, timestamp, ...rest }: CaptureRequest) 
   ...rest
 })
 
+/**
+ * A batch stored whole or not at all (the new versions of a change of many memories): its
+ * operation (for the idempotency key) and how a refusal names the item at `index`.
+ */
+export interface WholeBatch {
+  readonly operation: string
+  readonly field: (index: number) => string
+}
+
 /** Why a batch item was refused: the status a capture of it alone would get, and why. */
 interface Refusal {
   readonly status: number
@@ -134,12 +132,12 @@ interface Refusal {
 const refusal = (status: number, detail: string): Refusal => ({ status, detail })
 
 /** A request's field refused in its words (see `expiryOf`). */
-const refusedIfFailed = <A>(result: Result.Result<A, string>) =>
+export const refusedIfFailed = <A>(result: Result.Result<A, string>) =>
   Result.isSuccess(result)
     ? Effect.succeed(result.success)
     : Effect.fail(new InvalidRequest({ detail: result.failure }))
 
-const immutable = (id: string) =>
+export const immutable = (id: string) =>
   new InvalidRequest({
     detail: `memory ${id} is immutable: it cannot be updated or superseded (capture a new memory, or delete it)`
   })
@@ -196,7 +194,6 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const embedder = yield* Embedder
     const files = yield* FileParser
     const store = yield* MemoryStore
-    const ledger = yield* Ledger
     const { once } = yield* Idempotency.make
     const inferByDefault = yield* Facts.inferUpdatesConfig
 
@@ -327,16 +324,16 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
      * of them (Unavailable, safe to retry). The items run concurrently, so the Embedder answers all
      * their chunks together, in as few model calls as its batch size allows.
      */
-    const batch = (accountId: string, input: unknown, options?: CaptureOptions) =>
+    const batch = (accountId: string, input: unknown, options?: CaptureOptions, whole?: WholeBatch) =>
       Effect.gen(function* () {
         const { items } = yield* decodeBatch(input)
         const unknown = unknownItemFields(items)
         if (unknown !== undefined) return yield* unknown
         const key = yield* keyOf(options)
-        return yield* once<{ readonly results: ReadonlyArray<BatchResultItem> }, never>(
+        return yield* once<{ readonly results: ReadonlyArray<BatchResultItem> }, InvalidRequest>(
           accountId,
           key,
-          () => Idempotency.fingerprint("batch", items),
+          () => Idempotency.fingerprint(whole?.operation ?? "batch", items),
           (save) =>
             Effect.gen(function* () {
               // Each item checked: its request, or why it was refused. Supersessions are checked in
@@ -410,6 +407,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
                       ),
                 { concurrency: "unbounded" }
               )
+              // A whole batch (a change of many memories) is stored whole or refused whole.
+              const refused = outcomes.findIndex(Result.isFailure)
+              if (whole !== undefined && refused >= 0)
+                return yield* new InvalidRequest({
+                  detail: `${whole.field(refused)}: ${(outcomes[refused] as Result.Failure<CaptureWrite, Refusal>).failure.detail.replace(/^invalid (request body|item): /, "")}; nothing was changed`
+                })
               const writes = outcomes.flatMap((o) => (Result.isSuccess(o) ? [o.success] : []))
               return yield* judgedSave(accountId, writes, save, (receipts, warning) => {
                 // The receipts are in the writes' order: the valid items' order.
@@ -488,83 +491,5 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         )
       })
 
-    /**
-     * Changes a memory by capturing its new version, which supersedes it in the same scope: the
-     * history and the chain keep both, nothing is edited in place. Its source stays; its time stays
-     * when only the metadata changes (the same thing said), and is now (or as given) for new text.
-     */
-    const update = (accountId: string, id: string, input: unknown, options?: CaptureOptions) =>
-      Effect.gen(function* () {
-        const change = yield* decodeUpdate(input)
-        if (!isUmoId(id)) return yield* memoryNotFound(id)
-        const old = yield* store.get(accountId, id.toLowerCase()).pipe(Effect.catch(storeFailure))
-        if (Option.isNone(old)) return yield* memoryNotFound(id)
-        const memory = old.value
-        const expiry = yield* refusedIfFailed(expiryOf(change, Date.now()))
-        const content = change.content ?? memory.content
-        const metadata = change.metadata ?? memory.metadata
-        const same = content === memory.content && canonicalJson(metadata) === canonicalJson(memory.metadata)
-        if (same && expiry !== undefined) return yield* moveExpiry(accountId, memory, expiry)
-        if (same)
-          return yield* new InvalidRequest({
-            detail: `invalid request body: the update changes nothing: memory ${memory.umo_id} already says this, with this metadata`
-          })
-        if (memory.immutable) return yield* immutable(memory.umo_id)
-        const expiresAt = expiry === undefined ? memory.expires_at : expiry
-        const timestamp = change.timestamp ?? (change.content === undefined ? memory.timestamp : undefined)
-        return yield* capture(
-          accountId,
-          {
-            content,
-            ...(memory.source === null ? {} : { source: memory.source }),
-            ...(timestamp === undefined ? {} : { timestamp }),
-            ...(memory.user_id === null ? {} : { user_id: memory.user_id }),
-            ...(memory.agent_id === null ? {} : { agent_id: memory.agent_id }),
-            ...(memory.session_id === null ? {} : { session_id: memory.session_id }),
-            metadata,
-            ...(expiresAt === null ? {} : { expires_at: expiresAt }),
-            supersedes: [memory.umo_id],
-            // The caller said what this version replaces: the fact rules decide nothing more here.
-            infer_updates: false
-          },
-          options
-        )
-      })
-
-    /**
-     * Moves a current memory's expiry in place (a LangGraph read refreshing its TTL, say): the same
-     * memory, no new version, and its capture receipt signed again as the answer.
-     */
-    const moveExpiry = (accountId: string, memory: StoredMemory, expiresAt: string | null) =>
-      Effect.gen(function* () {
-        if (memory.superseded_by !== null)
-          return yield* new InvalidRequest({
-            detail: `invalid request body: memory ${memory.umo_id} is superseded by ${memory.superseded_by}; change that one`
-          })
-        const moved = yield* store
-          .setExpiry(accountId, memory.umo_id, expiresAt)
-          .pipe(Effect.catch(storeFailure))
-        if (Option.isNone(moved)) return yield* memoryNotFound(memory.umo_id)
-        const check = yield* ledger
-          .check(accountId, memory.umo_id, "capture")
-          .pipe(Effect.catch(storeFailure))
-        if (Option.isNone(check)) return yield* memoryNotFound(memory.umo_id)
-        const { entry } = check.value
-        const receipt = yield* ledger.signReceipt({
-          type: "umo-capture-receipt",
-          umo_id: memory.umo_id,
-          entry
-        })
-        return {
-          umo_id: memory.umo_id,
-          quality_score: memory.quality_score,
-          created_at: memory.created_at,
-          content_hash: memory.content_hash,
-          receipt,
-          supersedes: [],
-          superseded_by: null
-        } satisfies Captured
-      })
-
-    return { capture, batch, upload, update }
+    return { capture, batch, upload }
   })

@@ -8,7 +8,7 @@ import {
   type Umo
 } from "@umo/core"
 import { Effect, Option } from "effect"
-import { storeFailure } from "../Errors.js"
+import { storeUnavailable } from "../Errors.js"
 
 /**
  * How near a memory must be to a category's description, and how close to the nearest one a
@@ -108,7 +108,7 @@ export const make = Effect.gen(function* () {
   /** The account's list: its own, else the default one. */
   const listOf = (accountId: string) =>
     Effect.map(
-      store.categoryList(accountId).pipe(Effect.catch(storeFailure)),
+      store.categoryList(accountId).pipe(Effect.catch(storeUnavailable)),
       Option.getOrElse((): ReadonlyArray<Category> => defaultCategories)
     )
 

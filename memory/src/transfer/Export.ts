@@ -35,6 +35,9 @@ const lineOf = ({ memory: m, entry, supersession, chunks }: Stored, model: strin
   semantic_hash: m.semantic_hash,
   record_hash: m.record_hash,
   imported_from: m.imported_from,
+  expires_at: m.expires_at,
+  immutable: m.immutable,
+  categories: m.categories,
   entry,
   supersession,
   ...(chunks === undefined ? {} : { embedding: { model, chunks } })

@@ -18,6 +18,7 @@ import {
   type StoreError
 } from "@umo/core"
 import { Effect, Result, Stream } from "effect"
+import * as Categorizer from "../capture/Categorizer.js"
 import { decodeRequest, storeUnavailable, type Unavailable } from "../Errors.js"
 import { parseTimestamp } from "../Fields.js"
 import { type ExportHeader, ImportRequest, type ImportSummary } from "../Transfers.js"
@@ -65,6 +66,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
     const embedder = yield* Embedder
     const store = yield* MemoryStore
     const facts = yield* Facts.make
+    const categorizer = yield* Categorizer.make
 
     /** The pipeline's record of one item, or why it refused its content. */
     const capture = (item: ImportItem) =>
@@ -236,12 +238,23 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         )
         summary.already_imported += batch.length - fresh.length
         const records = yield* Effect.forEach(fresh, capture, { concurrency: "unbounded" })
+        // Filed as the export says, else as the account files its captures now.
+        const fileUnder = yield* Effect.flatMap(categorizer.listOf(accountId), categorizer.forList)
+        const now = Date.now()
         // Links go to originals already in, in the order the export gives: each once, from its second end.
         const writes: Array<{ item: ImportItem; write: CaptureWrite; links: number }> = []
         for (const [i, item] of fresh.entries()) {
           const record = records[i]!
           if (Result.isFailure(record)) {
             fail({ line: item.line, detail: `not a memory UMO can store: ${record.failure}` })
+            continue
+          }
+          const expiresAt = item.request.expires_at
+          if (expiresAt !== undefined && Date.parse(expiresAt) <= now) {
+            fail({
+              line: item.line,
+              detail: `memory expired at ${expiresAt}, before it was imported: not stored`
+            })
             continue
           }
           const supersedes = item.supersedes.flatMap((origin) => known.get(origin) ?? [])
@@ -257,6 +270,9 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
               inferUpdates,
               supersededBy,
               origin: { key: item.origin, imported_from: item.importedFrom },
+              expiresAt,
+              immutable: item.request.immutable,
+              categories: fileUnder(record.success, item.request.categories),
               // One equal to a current memory is that memory, unless a line of versions names it.
               ...(item.supersedes.length === 0 && item.supersededBy === null
                 ? { dedupe: { timeGiven: item.request.timestamp !== undefined } }

@@ -95,7 +95,11 @@ export const readExported = (
       user_id: m.user_id,
       agent_id: m.agent_id,
       session_id: m.session_id,
-      metadata: Object.keys(m.metadata).length === 0 ? undefined : m.metadata
+      metadata: Object.keys(m.metadata).length === 0 ? undefined : m.metadata,
+      expires_at: m.expires_at,
+      immutable: m.immutable === true ? true : undefined,
+      // Filed as it was where it came from (an empty list: as the account files it now).
+      categories: m.categories === undefined || m.categories.length === 0 ? undefined : m.categories
     },
     line
   )

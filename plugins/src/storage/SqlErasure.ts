@@ -1,4 +1,4 @@
-import type { ErasureReceipt, LedgerShape } from "@umo/core"
+import { type ErasureReceipt, type LedgerShape, StoreError } from "@umo/core"
 import { Effect } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
 import { transaction } from "./SqlFailure.js"
@@ -16,7 +16,9 @@ export const eraseMatching = (
   accountId: string,
   where: Statement.Fragment,
   /** Why, when the erasure is not a caller's (`expired`: the sweeper's); signed with the rest. */
-  reason?: "expired"
+  reason?: "expired",
+  /** The ids the caller named, every one to be erased: one missing erases none (`UnknownMemory`). */
+  named?: ReadonlyArray<string>
 ) =>
   transaction(
     sql,
@@ -30,6 +32,17 @@ export const eraseMatching = (
       }>`
         DELETE FROM memories WHERE account_id = ${accountId} AND ${where}
         RETURNING umo_id::text AS umo_id, content_hash, semantic_hash, record_hash`
+      if (named !== undefined) {
+        const erased = new Set(rows.map((r) => r.umo_id))
+        const missing = named.find((id) => !erased.has(id))
+        // Failing here rolls the whole transaction back: nothing of the batch is erased.
+        if (missing !== undefined)
+          return yield* new StoreError({
+            reason: "UnknownMemory",
+            umo_id: missing,
+            detail: `no memory with id ${missing}`
+          })
+      }
       if (rows.length === 0)
         return { forgotten: 0, umo_ids: [], deleted_at: null, receipt: "" } satisfies ErasureReceipt
       const deleted = [...rows].sort((a, b) => (a.umo_id < b.umo_id ? -1 : 1))

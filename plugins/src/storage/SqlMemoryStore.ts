@@ -384,6 +384,14 @@ export const make = Effect.gen(function* () {
       Effect.mapError(storeError("could not erase the memories"))
     )
 
+  const removeMany: MemoryStoreShape["removeMany"] = (accountId, umoIds) => {
+    const ids = [...new Set(umoIds)]
+    return eraseMatching(sql, ledger, accountId, sql.in("umo_id", ids), undefined, ids).pipe(
+      Effect.tap((erased) => statistics.wrote(erased.forgotten)),
+      Effect.mapError(storeError("could not delete the memories"))
+    )
+  }
+
   // An export pages through the account from a replica; an import asks which originals it holds
   // already after writing some itself, so it asks the primary.
   const { exportPage } = makeExports(reads, readFilters)
@@ -423,6 +431,7 @@ export const make = Effect.gen(function* () {
     history,
     remove,
     erase,
+    removeMany,
     setExpiry,
     sweepExpired
   })

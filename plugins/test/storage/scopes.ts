@@ -32,12 +32,18 @@ const isSound = (p: Option.Option<{ valid: boolean; hash_chain_valid: boolean; c
 
 const write = (
   umo: Umo,
-  options: { supersedes?: ReadonlyArray<string>; facts?: ReadonlyArray<StatedFact>; infer?: boolean } = {}
+  options: {
+    supersedes?: ReadonlyArray<string>
+    facts?: ReadonlyArray<StatedFact>
+    infer?: boolean
+    categories?: ReadonlyArray<string>
+  } = {}
 ): CaptureWrite => ({
   umo,
   supersedes: options.supersedes ?? [],
   facts: options.facts ?? [],
-  inferUpdates: options.infer ?? false
+  inferUpdates: options.infer ?? false,
+  categories: options.categories ?? []
 })
 
 // Values with case and accents that folding must treat alike in code and in SQL.
@@ -65,6 +71,9 @@ export const memoryFields = fc.record({
   timestamp: day
 })
 
+/** The categories a memory is filed under, as the property draws them. */
+const categoryList = fc.uniqueArray(text, { maxLength: 3 })
+
 const field = fc.oneof(
   fc.constantFrom(
     { kind: "text", name: "user_id" } as const,
@@ -73,7 +82,8 @@ const field = fc.oneof(
     { kind: "text", name: "source" } as const
   ),
   fc.constantFrom({ kind: "time", name: "timestamp" } as const),
-  fc.constantFrom("topic", "n", "tags", "flag", "absent").map((key) => ({ kind: "metadata", key }) as const)
+  fc.constantFrom("topic", "n", "tags", "flag", "absent").map((key) => ({ kind: "metadata", key }) as const),
+  fc.constant({ kind: "categories" } as const)
 )
 const operand = fc.oneof(text, fc.integer({ min: -3, max: 3 }), fc.boolean(), fc.constant(null))
 const condition: fc.Arbitrary<MemoryFilter> = fc.oneof(
@@ -139,17 +149,20 @@ export const scopeCases = (it: Vitest.MethodsNonLive<Services>, pool: () => Read
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(
-            fc.array(memoryFields, { minLength: 1, maxLength: 14 }),
+            fc.array(fc.record({ fields: memoryFields, categories: categoryList }), {
+              minLength: 1,
+              maxLength: 14
+            }),
             fc.array(fc.record({ filter, includeSuperseded: fc.boolean() }), { minLength: 1, maxLength: 6 }),
             fc.nat(),
             (memories, selections, seed) =>
               run(
                 Effect.gen(function* () {
                   const account = yield* newAccount("filter")
-                  const stored = memories.map((fields, i) => umo(seed + i, fields))
+                  const stored = memories.map(({ fields }, i) => umo(seed + i, fields))
                   yield* store.insertMany(
                     account,
-                    stored.map((u) => write(u))
+                    stored.map((u, i) => write(u, { categories: memories[i]!.categories }))
                   )
                   // Some superseded: the first by the last, when there are two.
                   if (stored.length > 1)

@@ -1,4 +1,4 @@
-import { ChainRequest, InvalidRequest, Results, Unavailable } from "@umo/memory"
+import { CategoriesRequest, ChainRequest, InvalidRequest, Results, Unavailable } from "@umo/memory"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
 import { SchemaErrors } from "./SchemaErrors.js"
@@ -22,6 +22,23 @@ export class AccountApi extends HttpApiGroup.make("account")
         "each entry's signature over its entry_hash, and its prev_hash equal to the entry_hash of the " +
         "entry one seq lower (64 zeros for seq 1). Page with `before`: the `next_before` of the previous " +
         "page. An extension beyond the v1 specification's fourteen calls."
+    ),
+    HttpApiEndpoint.get("categories", "/v1/account/categories", {
+      success: Envelope(Results.CategoryListResult),
+      error: [Unavailable]
+    }).annotate(
+      OpenApi.Description,
+      "The categories new memories are filed under: the account's own list, or Mem0's default fifteen " +
+        "(`origin`). Each memory gets the ones whose description is nearest in meaning (see docs/categories.md)."
+    ),
+    HttpApiEndpoint.put("setCategories", "/v1/account/categories", {
+      payload: CategoriesRequest,
+      success: Envelope(Results.CategoryListResult),
+      error: [InvalidRequest, Unavailable]
+    }).annotate(
+      OpenApi.Description,
+      "Sets the account's categories (name and description each; null: back to the default list) for the " +
+        "memories captured from now on; memories already captured keep theirs."
     )
   )
   .middleware(Authentication)

@@ -3,6 +3,7 @@ import {
   CaptureRequest,
   EraseFields,
   FilterExpression,
+  ForgetManyRequest,
   InvalidRequest,
   LifetimeFields,
   ListRequest,
@@ -18,6 +19,7 @@ import {
   Unavailable,
   UnsupportedFile,
   UpdateFields,
+  UpdateManyRequest,
   UpdateRequest,
   uploadLimitBytes
 } from "@umo/memory"
@@ -175,7 +177,9 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         "in the same scope that supersedes it: the answer is the new version's capture, with `supersedes` naming " +
         "the old one, which stays readable by id and in the history, out of default list, search and ask. " +
         "Nothing is edited in place; both versions are entries of the chain. Rules a schema cannot state: a " +
-        "superseded memory is refused with 422 (change the current one), and so is a change that changes nothing."
+        "superseded memory is refused with 422 (change the current one), and so is a change that changes nothing, " +
+        "and a change of an immutable memory. `expires_at` (null: never) or `ttl` alone moves the memory's expiry in " +
+        "place: the same memory, its capture receipt signed again."
     ),
     HttpApiEndpoint.get("scopes", "/v1/scopes", {
       query: ScopesRequest,
@@ -203,7 +207,28 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       params: id,
       success: Results.DeletionReceipt,
       error: readErrors
-    })
+    }),
+    HttpApiEndpoint.post("updateMany", "/v1/memories/update", {
+      payload: UpdateManyRequest,
+      headers: IdempotencyHeaders,
+      success: Envelope(Results.UpdateManyResult),
+      error: captureErrors
+    }).annotate(
+      OpenApi.Description,
+      "Changes 1 to 100 memories as one unit, each as PATCH /v1/memories/{id} changes one (content, metadata or " +
+        "both, by a new version that supersedes it): every new version is stored in one transaction with its " +
+        "signed entries, or none is. A change a schema cannot refuse (an unknown id, a superseded or immutable " +
+        "memory, a change that changes nothing) refuses the whole request, naming `updates.<i>`."
+    ),
+    HttpApiEndpoint.post("forgetMany", "/v1/memories/delete", {
+      payload: ForgetManyRequest,
+      success: Envelope(Results.ErasureReceipt),
+      error: [InvalidRequest, MemoryNotFound, Unavailable]
+    }).annotate(
+      OpenApi.Description,
+      "Deletes 1 to 1,000 memories by id as one unit (superseded or expired ones too), with one signed erasure " +
+        "receipt naming them; an id that is not one of the account's memories deletes none (404)."
+    )
   )
   .middleware(Authentication)
   .middleware(SchemaErrors) {}

@@ -30,5 +30,7 @@ export const AccountHandlers = HttpApiBuilder.group(UmoApi, "account", (handlers
         })
       )
       .handle("chain", ({ query }) => Effect.flatMap(memory.chain(query), envelope))
+      .handle("categories", () => Effect.flatMap(memory.categories, envelope))
+      .handle("setCategories", ({ payload }) => Effect.flatMap(memory.setCategories(payload), envelope))
   })
 )

@@ -59,5 +59,9 @@ export const MemoriesHandlers = HttpApiBuilder.group(UmoApi, "memories", (handle
       .handle("get", ({ params }) => memory.get(params.id))
       .handle("proof", ({ params }) => Effect.flatMap(memory.proof(params.id), envelope))
       .handle("forget", ({ params }) => memory.forget(params.id))
+      .handle("updateMany", ({ payload, headers }) =>
+        Effect.flatMap(memory.updateMany(payload, keyOf(headers)), envelope)
+      )
+      .handle("forgetMany", ({ payload }) => Effect.flatMap(memory.forgetMany(payload), envelope))
   })
 )

@@ -17,6 +17,7 @@ import { Effect, Result } from "effect"
 import {
   checkFields,
   clientDefaults,
+  customCategoriesOf,
   expiryOf,
   type FieldRule,
   instantOf,
@@ -43,7 +44,9 @@ const addFields: Readonly<Record<string, FieldRule>> = {
   infer: "use",
   timestamp: "use",
   expiration_date: "use",
-  immutable: "use"
+  immutable: "use",
+  custom_categories: "use",
+  categories: "use"
 }
 
 interface Scope {
@@ -110,6 +113,11 @@ const itemsOf = (body: Readonly<Record<string, unknown>>) =>
     const expiresAt = yield* Effect.fromResult(expiryOf(body["expiration_date"]))
     const immutable = body["immutable"] ?? false
     if (typeof immutable !== "boolean") return yield* invalid("immutable", "must be true or false")
+    const customCategories = yield* Effect.fromResult(customCategoriesOf(body["custom_categories"]))
+    // Mem0's `categories` on an add: the names to file the memories under, as given ([] is none).
+    const named = body["categories"] ?? undefined
+    if (named !== undefined && (!Array.isArray(named) || named.some((c) => typeof c !== "string")))
+      return yield* invalid("categories", "must be a list of category names")
     const item = (message: Pick<TextMessage, "content" | "role">) => ({
       content: message.content,
       ...(scope.user_id === undefined ? {} : { user_id: scope.user_id }),
@@ -122,7 +130,9 @@ const itemsOf = (body: Readonly<Record<string, unknown>>) =>
       // stops it from superseding the memories they restate.
       ...(infer === false ? { infer_updates: false } : {}),
       ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
-      ...(immutable ? { immutable: true } : {})
+      ...(immutable ? { immutable: true } : {}),
+      ...(customCategories === undefined ? {} : { custom_categories: customCategories }),
+      ...(named === undefined || named.length === 0 ? {} : { categories: named as Array<string> })
     })
     // The fields all items share, checked once with a stand-in text so a refusal names them alone.
     yield* decodeCapture(item({ content: "-", role: "user" })).pipe(

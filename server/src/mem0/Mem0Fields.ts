@@ -64,18 +64,34 @@ export const clientDefaults: Readonly<Record<string, FieldRule>> = {
 /** Mem0 features that no call of UMO's has, refused wherever a body names them. */
 export const missingFeatures: Readonly<Record<string, FieldRule>> = {
   app_id: refused("UMO's scopes are user_id, agent_id and run_id"),
-  custom_categories: refused("UMO does not categorize memories"),
   custom_instructions: refused("UMO keeps what was said and runs no extraction prompt"),
   agent_custom_instructions: refused("UMO keeps what was said and runs no extraction prompt"),
   structured_data_schema: refused("UMO keeps what was said, not structured attributes"),
   includes: refused("UMO keeps what was said and runs no extraction prompt"),
   excludes: refused("UMO keeps what was said and runs no extraction prompt"),
   enable_graph: refusedWhenOn("UMO has no graph memory"),
-  reference_date: refused("UMO does not reinterpret times against another date"),
-  categories: {
-    harmless: (value) => absent(value) || (Array.isArray(value) && value.length === 0),
-    why: "UMO does not categorize memories"
+  reference_date: refused("UMO does not reinterpret times against another date")
+}
+
+/**
+ * Mem0's `custom_categories` (`[{"drinks": "what they drink"}, …]`, a name and its description
+ * each) as UMO's list; null or absent: the account's own.
+ */
+export const customCategoriesOf = (
+  value: unknown
+): Result.Result<ReadonlyArray<{ name: string; description: string }> | undefined, Mem0Refused> => {
+  if (value === null || value === undefined) return Result.succeed(undefined)
+  const rule = 'must be a list of {"name": "description"} objects, one category each'
+  if (!Array.isArray(value)) return Result.fail(invalid("custom_categories", rule))
+  const list: Array<{ name: string; description: string }> = []
+  for (const [i, item] of value.entries()) {
+    if (!isObject(item)) return Result.fail(invalid(`custom_categories.${i}`, rule))
+    for (const [name, description] of Object.entries(item)) {
+      if (typeof description !== "string") return Result.fail(invalid(`custom_categories.${i}.${name}`, rule))
+      list.push({ name, description })
+    }
   }
+  return Result.succeed(list)
 }
 
 /** Checks every field of a body against `rules`: a field with no rule is refused, naming it. */
@@ -121,15 +137,20 @@ const dateOnly = /^\d{4}-\d{2}-\d{2}$/
  */
 export const expiryOf = (value: unknown): Result.Result<string | undefined, Mem0Refused> => {
   if (value === null || value === undefined) return Result.succeed(undefined)
-  if (typeof value === "string" && dateOnly.test(value) && parseTimestamp(value) !== undefined) {
-    const day = parseTimestamp(value)!
-    return Result.succeed(new Date(day.getTime() + 86_400_000).toISOString())
-  }
-  return typeof value === "number"
-    ? Result.fail(
-        invalid("expiration_date", "must be an ISO 8601 date (the last day it is kept) or date-time")
-      )
-    : instantOf(value, "expiration_date")
+  const instant =
+    typeof value === "string" && dateOnly.test(value) && parseTimestamp(value) !== undefined
+      ? Result.succeed(new Date(parseTimestamp(value)!.getTime() + 86_400_000).toISOString())
+      : typeof value === "number"
+        ? Result.fail(
+            invalid("expiration_date", "must be an ISO 8601 date (the last day it is kept) or date-time")
+          )
+        : instantOf(value, "expiration_date")
+  // Refused before any message is stored: a memory expired at once would be lost as it was kept.
+  return Result.flatMap(instant, (at) =>
+    Date.parse(at) > Date.now()
+      ? Result.succeed(at)
+      : Result.fail(invalid("expiration_date", `must be in the future (got ${String(value)})`))
+  )
 }
 
 /** Whether a value is a JSON object (not null, not a list). */

@@ -9,9 +9,10 @@
  * - `created_at`, `updated_at` and `timestamp` are all the memory's own time, UMO's `timestamp`
  *   (a version is never changed once stored, so its update time is its creation time); their
  *   values are read as `instantOf` reads them.
- * - `metadata` goes through: UMO's conditions on metadata keys are a superset of Mem0's.
- * - `app_id`, `categories`, `expiration_date`, `keywords`, `text` and `memory_ids` name what UMO
- *   does not have: refused, naming the field.
+ * - `metadata` and `categories` go through: UMO's conditions on them are a superset of Mem0's
+ *   (`{"categories": {"in": ["travel"]}}`, `{"categories": {"contains": "food"}}`).
+ * - `app_id`, `expiration_date`, `keywords`, `text` and `memory_ids` name what UMO does not filter
+ *   by: refused, naming the field.
  * @module
  */
 import { Result } from "effect"
@@ -35,8 +36,7 @@ const timeFields = new Set(["created_at", "updated_at", "timestamp", "createdAt"
 const missing: Readonly<Record<string, string>> = {
   app_id: "UMO's scopes are user_id, agent_id and run_id",
   appId: "UMO's scopes are user_id, agent_id and run_id",
-  categories: "UMO does not categorize memories",
-  expiration_date: "UMO memories do not expire",
+  expiration_date: "UMO leaves expired memories out of every read; it does not filter by the expiry",
   keywords: "UMO filters by scope, time and metadata; the query ranks by words and meaning",
   keywords_search: "UMO filters by scope, time and metadata; the query ranks by words and meaning",
   text: "UMO filters by scope, time and metadata; the query ranks by words and meaning",
@@ -88,12 +88,13 @@ const expression = (value: unknown, path: string): Result.Result<UmoFilter, Mem0
     } else if (key === "metadata") {
       if (!isObject(inner)) return Result.fail(invalid(at, "must be an object of metadata keys"))
       parts.push([key, inner])
-    } else if (missing[key] !== undefined) return Result.fail(unsupported(at, missing[key]))
+    } else if (key === "categories") parts.push([key, inner])
+    else if (missing[key] !== undefined) return Result.fail(unsupported(at, missing[key]))
     else
       return Result.fail(
         invalid(
           at,
-          "unknown field: a filter names AND, OR, NOT, user_id, agent_id, run_id, created_at, updated_at, timestamp or metadata"
+          "unknown field: a filter names AND, OR, NOT, user_id, agent_id, run_id, created_at, updated_at, timestamp, categories or metadata"
         )
       )
   }

@@ -33,7 +33,8 @@ const readFields: Readonly<Record<string, FieldRule>> = {
   agent_id: "use",
   run_id: "use",
   latest_only: "use",
-  // Nothing in UMO expires: every memory is shown either way.
+  // An expired memory leaves every read at once and is erased (a signed erasure), so there is
+  // none to show: the flag (which the JS client may send on every search) changes nothing.
   show_expired: "ignore"
 }
 

@@ -15,6 +15,7 @@ import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/h
 import { Unauthorized } from "../api/Errors.js"
 import { resolveBearerKey } from "../http/Authentication.js"
 import { add } from "./Mem0Add.js"
+import { batchDelete, batchUpdate } from "./Mem0Batch.js"
 import { Mem0Refused } from "./Mem0Fields.js"
 import { deleteAll, getAll, getAllByQuery, search } from "./Mem0Memories.js"
 import { deleteEntity, get, history, ping, remove, update, users } from "./Mem0Records.js"
@@ -33,6 +34,8 @@ const route = (method: Method, path: string, call: Mem0Call) => ({ method, patte
 /** Every call the clients make that UMO answers; the legacy clients' paths beside the current ones. */
 const routes = [
   route("GET", "/v1/ping", ping),
+  route("PUT", "/v1/batch", batchUpdate),
+  route("DELETE", "/v1/batch", batchDelete),
   route("POST", "/v3/memories/add", add),
   route("POST", "/v1/memories", add),
   route("POST", "/v3/memories/search", search),
@@ -53,7 +56,6 @@ const routes = [
 
 /** Mem0 endpoints whose feature UMO does not have: 501, naming it, rather than a 404 that reads as a typo. */
 const notOffered: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^\/v1\/batch\/?$/, "batch update and batch delete (/v1/batch/)"],
   [/^\/v1\/feedback\/?$/, "feedback (/v1/feedback/)"],
   [/^\/v1\/exports(\/.*)?$/, "memory exports (/v1/exports/); UMO's own GET /v1/export exports an account"],
   [/^\/v1\/summary\/?$/, "summaries (/v1/summary/)"],
@@ -133,7 +135,8 @@ export const Mem0Route = HttpRouter.use((router) =>
           try: () => params.map(decodeURIComponent),
           catch: () => new Mem0Refused({ status: 404, detail: `no such path: ${path}` })
         })
-        const body = chosen.method === "POST" || chosen.method === "PUT" ? yield* bodyOf(request) : {}
+        // A DELETE may carry a body too (batch delete's list).
+        const body = yield* bodyOf(request)
         const result = yield* chosen
           .call({
             body,

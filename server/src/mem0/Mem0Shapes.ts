@@ -22,6 +22,7 @@ export interface MemoryFacts {
   readonly timestamp: string
   readonly superseded_by?: string | null | undefined
   readonly supersedes?: ReadonlyArray<string> | undefined
+  readonly categories?: ReadonlyArray<string> | undefined
   /** Known where the answer read the whole record (get, list, update). */
   readonly expires_at?: string | null | undefined
   readonly immutable?: boolean | undefined
@@ -36,7 +37,7 @@ export const memoryObject = (m: MemoryFacts) => ({
   app_id: null,
   run_id: m.session_id,
   metadata: m.metadata,
-  categories: [],
+  categories: m.categories ?? [],
   created_at: m.timestamp,
   updated_at: m.timestamp,
   ...(m.expires_at === undefined ? {} : { expiration_date: m.expires_at }),
@@ -86,7 +87,7 @@ export const historyEntries = (history: Results.MemoryHistory) =>
     app_id: null,
     run_id: version.session_id,
     metadata: version.metadata,
-    categories: [],
+    categories: version.categories,
     created_at: version.timestamp,
     updated_at: version.timestamp,
     umo_id: version.umo_id

@@ -247,9 +247,11 @@ describe("Mem0's JS client against /mem0", () => {
       umoId: ids.lisbon,
       memory: "Just signed the lease on our place in Lisbon!",
       userId: maria,
-      runId: "chat-2",
-      categories: []
+      runId: "chat-2"
     })
+    // Filed under categories of the default list, as Mem0 files it under its own.
+    const { categories } = (await client.get(ids.lisbon)) as unknown as { categories: ReadonlyArray<string> }
+    expect(categories.length).toBeGreaterThan(0)
     const missing = await rejection(client.get("00000000-0000-7000-8000-000000000000"))
     expect(missing).toBeInstanceOf(mem0.MemoryNotFoundError)
     expect(missing.errorCode).toBe("HTTP_404")
@@ -325,7 +327,11 @@ describe("Mem0's JS client against /mem0", () => {
     const cases: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
       [
         "custom_categories",
-        () => client.add("I like tea.", { userId: maria, customCategories: [{ drinks: "tea" }] })
+        () =>
+          client.add("I like tea.", {
+            userId: maria,
+            customCategories: [{ drinks: 42 as unknown as string }]
+          })
       ],
       ["expiration_date", () => client.add("I like tea.", { userId: maria, expirationDate: "2001-01-01" })],
       ["app_id", () => client.add("I like tea.", { userId: maria, appId: "shop" })],

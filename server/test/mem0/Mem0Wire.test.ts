@@ -123,12 +123,12 @@ describe("add, as the JS client sends it", () => {
         user_id: id,
         metadata: { someKey: 1 },
         infer: false,
-        custom_categories: [{ myCat: "d" }],
+        includes: "only food",
         expiration_date: "2030-01-01"
       }
     })
     expect(refused.status).toBe(422)
-    expect(refused.body.detail).toMatch(/^not supported by UMO's Mem0 API: custom_categories/)
+    expect(refused.body.detail).toMatch(/^not supported by UMO's Mem0 API: includes/)
     const app = await call("POST", "/v3/memories/add/", {
       body: { messages: [{ role: "user", content: "x" }], agent_id: "ag", run_id: "r1", app_id: "app" }
     })

@@ -127,9 +127,26 @@ expiring = caught("add_expiring", lambda: client.add("The gate code is 2468 this
 caught("get_expiring", lambda: client.get(expiring["results"][0]["id"]))
 caught("add_expired", lambda: client.add("I like tea.", user_id=user, expiration_date="2001-01-01"))
 
-# What UMO does not have: refused, naming it.
-caught("add_custom_categories", lambda: client.add("I like tea.", user_id=user, custom_categories=[{"drinks": "what they drink"}]))
+# Batch update and delete: all of them, or none.
+notes = caught("add_notes", lambda: client.add([{"role": "user", "content": "Note A: the boiler code is 11."},
+                                                {"role": "user", "content": "Note B: the gate code is 22."}],
+                                               user_id=user, infer=False))
+note_ids = [r["id"] for r in (notes or {}).get("results", [])]
+caught("batch_update", lambda: client.batch_update([{"memory_id": note_ids[0], "text": "Note A: the boiler code is 12."},
+                                                    {"memory_id": note_ids[1], "text": "Note B: the gate code is 23."}]))
+caught("batch_update_one_unknown", lambda: client.batch_update([{"memory_id": "00000000-0000-7000-8000-000000000000", "text": "x"},
+                                                                {"memory_id": note_ids[0], "text": "changed"}]))
+caught("batch_delete_one_unknown", lambda: client.batch_delete([{"memory_id": note_ids[0]},
+                                                                {"memory_id": "00000000-0000-7000-8000-000000000000"}]))
+caught("batch_delete", lambda: client.batch_delete([{"memory_id": i} for i in note_ids]))
+
+# Categories: chosen from a list the add brings, and filtered on.
+caught("add_custom_categories", lambda: client.add("I like green tea with honey.", user_id=user, infer=False,
+                                                   custom_categories=[{"drinks": "what they drink: tea, coffee, juice"},
+                                                                      {"sports": "sports they play or follow"}]))
 caught("search_categories_filter", lambda: client.search("tea", filters={"AND": [{"user_id": user}, {"categories": {"in": ["drinks"]}}]}))
+
+# What UMO does not have: refused, naming it.
 caught("search_app_id", lambda: client.search("tea", filters={"app_id": "shop"}))
 caught("feedback", lambda: client.feedback(lisbon, "POSITIVE"))
 caught("delete_all_without_scope", lambda: client.delete_all())
