@@ -13,7 +13,6 @@ import {
   instantOf,
   invalid,
   isObject,
-  missingFeatures,
   unsupported
 } from "./Mem0Fields.js"
 import { queryObject } from "./Mem0Memories.js"
