@@ -18,8 +18,10 @@ venv="${UMO_TEST_VENV:-$root/.cache/test-venv}"
 js_tools="${UMO_TEST_JS_TOOLS:-$root/.cache/test-js-tools}"
 python="${PYTHON:-python3}"
 # Python packages, exact: mypy, Schemathesis, Mem0's client, and for the LangChain and LangGraph
-# integrations' tests (scripts/test-python.sh) langchain-core, langgraph, LangMem and Hypothesis.
-python_pins=(mypy==1.18.2 schemathesis==4.32.5 mem0ai==2.2.1 langchain-core==1.8.1 langchain-tests==1.1.9 langgraph==1.2.22 langmem==0.0.30 hypothesis==6.170.15)
+# integrations' tests (scripts/test-python.sh) langchain-core, langgraph, LangMem and Hypothesis, and
+# the pytest plugins LangGraph's own store suites use (integrations/langgraph/peer_tests):
+# pytest-asyncio (langchain-tests brings it too) and pytest-mock.
+python_pins=(mypy==1.18.2 schemathesis==4.32.5 mem0ai==2.2.1 langchain-core==1.8.1 langchain-tests==1.1.9 langgraph==1.2.22 langmem==0.0.30 hypothesis==6.170.15 pytest-asyncio==1.5.0 pytest-mock==3.17.0)
 mem0ai_js_version="3.3.1"
 
 python_ready() {

@@ -51,7 +51,8 @@ import type {
   ScopesRequest,
   SearchRequest,
   UpdateManyRequest,
-  UpdateRequest
+  UpdateRequest,
+  WebhookRequest
 } from "./Requests.js"
 import type {
   AccountInfo,
@@ -60,6 +61,7 @@ import type {
   Captured,
   CategoryListResult,
   ChainPage,
+  CreatedWebhook,
   DeletionReceipt,
   ErasureReceipt,
   Explanation,
@@ -73,7 +75,9 @@ import type {
   SearchResults,
   SigningKeys,
   UpdateManyResult,
-  Uploaded
+  Uploaded,
+  WebhookInfo,
+  WebhookList
 } from "./Results.js"
 import type { ExportLine, ExportRequest, ImportRequest, ImportSummary } from "./Transfers.js"
 
@@ -204,6 +208,17 @@ export interface MemoryShape {
   readonly setCategories: (
     request: In<typeof CategoriesRequest>
   ) => ForAccount<CategoryListResult, InvalidRequest | Unavailable>
+  /**
+   * Adds a webhook (`POST /v1/webhooks`): the events it hears are posted to its URL, signed with
+   * the secret this answer shows once, in chain order, at least once (see docs/webhooks.md).
+   */
+  readonly createWebhook: (
+    request: In<typeof WebhookRequest>
+  ) => ForAccount<CreatedWebhook, InvalidRequest | Unavailable>
+  /** The account's webhooks and how their deliveries stand (`GET /v1/webhooks`). */
+  readonly webhooks: ForAccount<WebhookList, Unavailable>
+  /** Deletes a webhook: nothing more is posted to it (`DELETE /v1/webhooks/{id}`). */
+  readonly deleteWebhook: (id: string) => ForAccount<WebhookInfo, MemoryNotFound | Unavailable>
   /** The account and its plan (`GET /v1/account`, less the key). */
   readonly account: ForAccount<AccountInfo, never>
   /** A page of the account's hash chain, newest first, to verify offline (`GET /v1/account/chain`). */

@@ -16,6 +16,8 @@ import * as Recall from "./recall/Recall.js"
 import * as Export from "./transfer/Export.js"
 import * as Import from "./transfer/Import.js"
 import * as LaterRelated from "./updates/LaterRelated.js"
+import * as Delivery from "./webhooks/Delivery.js"
+import * as Webhooks from "./webhooks/Webhooks.js"
 
 export interface MemoryOptions {
   /**
@@ -61,6 +63,9 @@ export const make = (options: MemoryOptions = {}) =>
     const imports = yield* Import.make(pipeline)
     const sweeper = yield* Sweeper.make()
     yield* sweeper.run(yield* Sweeper.sweepSecondsConfig)
+    const webhooks = yield* Webhooks.make
+    const delivery = yield* Delivery.make
+    yield* delivery.run(yield* Delivery.pollMsConfig)
 
     return Memory.of({
       capture: (request, options) =>
@@ -128,6 +133,9 @@ export const make = (options: MemoryOptions = {}) =>
       proof: (umoId) => Effect.flatMap(accountId, (id) => records.proof(id, umoId)),
       forget: (umoId) => Effect.flatMap(accountId, (id) => records.forget(id, umoId)),
       categories: Effect.flatMap(accountId, records.categories),
+      createWebhook: (request) => Effect.flatMap(accountId, (id) => webhooks.create(id, request)),
+      webhooks: Effect.flatMap(accountId, webhooks.list),
+      deleteWebhook: (webhookId) => Effect.flatMap(accountId, (id) => webhooks.remove(id, webhookId)),
       setCategories: (request) => Effect.flatMap(accountId, (id) => records.setCategories(id, request)),
       account: Effect.map(
         Effect.service(MemoryAccount),

@@ -3,7 +3,7 @@
  * query strings are these same schemas, so both faces refuse the same input with the same words.
  * @module
  */
-import { Category, maxCategories } from "@umo/core"
+import { Category, maxCategories, webhookEvents } from "@umo/core"
 import { Schema } from "effect"
 import { Count, Metadata, QueryText, ScopeId, Source, Text, Timestamp, VisibleText } from "./Fields.js"
 import { SelectionFields } from "./Filters.js"
@@ -312,3 +312,33 @@ export const CategoriesRequest = Schema.Struct({
   })
 })
 export type CategoriesRequest = typeof CategoriesRequest.Type
+
+/** A webhook to add (`POST /v1/webhooks`). */
+export const WebhookRequest = Schema.Struct({
+  url: Schema.String.check(
+    Schema.makeFilter((text: string) => {
+      if (text.length > 2_000) return "at most 2,000 characters"
+      try {
+        const url = new URL(text)
+        return url.protocol === "http:" || url.protocol === "https:"
+          ? undefined
+          : "must be an http or https URL"
+      } catch {
+        return "must be an http or https URL"
+      }
+    })
+  ).annotate({
+    description: "where the events are posted (http or https), e.g. https://example.com/umo-events"
+  }),
+  name: Schema.optional(Text(200)).annotate({ description: "your name for it: 1 to 200 characters" }),
+  events: Schema.optional(
+    Schema.Array(Schema.Literals(webhookEvents)).check(
+      Schema.isMinLength(1, { message: "at least one event" })
+    )
+  ).annotate({
+    description:
+      "which events it hears: memory.added, memory.updated (a new version), memory.superseded, memory.deleted, " +
+      "memory.expired; default all"
+  })
+})
+export type WebhookRequest = typeof WebhookRequest.Type

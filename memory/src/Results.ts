@@ -13,7 +13,8 @@ import {
   QualityFactor,
   QuestionType,
   ScopeFields,
-  Umo
+  Umo,
+  webhookEvents
 } from "@umo/core"
 import { Schema } from "effect"
 
@@ -385,3 +386,29 @@ export const CategoryListResult = Schema.Struct({
   origin: Schema.Literals(["account", "default"])
 })
 export type CategoryListResult = typeof CategoryListResult.Type
+
+/** A webhook of the account, and how its deliveries stand. */
+export const WebhookInfo = Schema.Struct({
+  webhook_id: Schema.String,
+  url: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  events: Schema.Array(Schema.Literals(webhookEvents)),
+  created_at: Schema.String,
+  /** The chain position delivered so far: events after it are on their way. */
+  delivered_seq: Schema.Number,
+  /** Failed deliveries of the next event (0: none), and the last failure's reason. */
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String)
+})
+export type WebhookInfo = typeof WebhookInfo.Type
+
+/** A webhook as added: with its secret, shown this once (it signs every delivery). */
+export const CreatedWebhook = Schema.Struct({
+  ...WebhookInfo.fields,
+  /** Verifies the `umo-signature` header of each delivery (HMAC-SHA256); keep it secret. */
+  secret: Schema.String
+})
+export type CreatedWebhook = typeof CreatedWebhook.Type
+
+export const WebhookList = Schema.Struct({ webhooks: Schema.Array(WebhookInfo) })
+export type WebhookList = typeof WebhookList.Type

@@ -248,6 +248,22 @@ export const openMemory = async (options: OpenMemoryOptions = {}): Promise<OpenM
       new Client.CategoryList(
         await call(Results.CategoryListResult, (m) => m.setCategories({ categories: categories as never }))
       ),
+    createWebhook: async (url, options = {}) =>
+      new Client.Webhook(
+        await call(Results.CreatedWebhook, (m) =>
+          m.createWebhook({
+            url,
+            ...(options.events ? { events: options.events as never } : {}),
+            ...(options.name ? { name: options.name } : {})
+          })
+        )
+      ),
+    webhooks: async () => {
+      const data = await call(Results.WebhookList, (m) => m.webhooks)
+      return (data.webhooks as ReadonlyArray<Client.Raw>).map((w) => new Client.Webhook(w))
+    },
+    deleteWebhook: async (id) =>
+      new Client.Webhook(await call(Results.WebhookInfo, (m) => m.deleteWebhook(id))),
     models: async () => new Client.Models(await call(Results.ModelList, (m) => m.models)),
     signingKeys: async () => {
       const keys = await call(Results.SigningKeys, (m) => m.signingKeys)

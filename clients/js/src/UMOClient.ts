@@ -13,7 +13,7 @@ import {
   ScopePage,
   Uploaded
 } from "./models.js"
-import { Account, Answer, type Category, CategoryList, Comparison, Models } from "./results.js"
+import { Account, Answer, type Category, CategoryList, Comparison, Models, Webhook } from "./results.js"
 import type { Jwk, KeyRotation, SigningKeySet } from "./signed.js"
 import { type ExportLine, exportLines, ImportSummary } from "./transfers.js"
 import { type Call, lines, send, type TransportOptions } from "./transport.js"
@@ -303,6 +303,30 @@ export class UMOClient implements UMOMemory {
     return new CategoryList(
       await this.#send({ method: "PUT", path: "/v1/account/categories", json: { categories } })
     )
+  }
+
+  /** Adds a webhook (`POST /v1/webhooks`); its `secret` is in this answer only. */
+  async createWebhook(
+    url: string,
+    options: { readonly events?: ReadonlyArray<string>; readonly name?: string } = {}
+  ): Promise<Webhook> {
+    const json = {
+      url,
+      ...(options.events ? { events: options.events } : {}),
+      ...(options.name ? { name: options.name } : {})
+    }
+    return new Webhook(await this.#send({ method: "POST", path: "/v1/webhooks", json }))
+  }
+
+  /** The account's webhooks (`GET /v1/webhooks`). */
+  async webhooks(): Promise<Array<Webhook>> {
+    const data = await this.#send({ method: "GET", path: "/v1/webhooks" })
+    return (Array.isArray(data.webhooks) ? data.webhooks : []).map((w: Raw) => new Webhook(w))
+  }
+
+  /** Deletes a webhook (`DELETE /v1/webhooks/{id}`). */
+  async deleteWebhook(id: string): Promise<Webhook> {
+    return new Webhook(await this.#send({ method: "DELETE", path: `/v1/webhooks/${encodeURIComponent(id)}` }))
   }
 
   /**

@@ -22,7 +22,7 @@ import type {
   ScopePage,
   Uploaded
 } from "./models.js"
-import type { Account, Answer, Category, CategoryList, Comparison, Models } from "./results.js"
+import type { Account, Answer, Category, CategoryList, Comparison, Models, Webhook } from "./results.js"
 import type { SigningKeySet } from "./signed.js"
 import type { ExportLine, ImportSummary } from "./transfers.js"
 import type { ErasureReceipt, MemoryHistory } from "./versions.js"
@@ -256,6 +256,18 @@ export interface UMOMemory {
   categories(): Promise<CategoryList>
   /** Sets the account's categories (null: back to the default list); memories captured keep theirs. */
   setCategories(categories: ReadonlyArray<Category> | null): Promise<CategoryList>
+  /**
+   * Adds a webhook: the events it hears are posted to `url`, signed (`umo-signature`) with the
+   * secret this answer carries once, in chain order, at least once. Default: every event.
+   */
+  createWebhook(
+    url: string,
+    options?: { readonly events?: ReadonlyArray<string>; readonly name?: string }
+  ): Promise<Webhook>
+  /** The account's webhooks and how their deliveries stand. */
+  webhooks(): Promise<Array<Webhook>>
+  /** Deletes a webhook: nothing more is posted to it. */
+  deleteWebhook(id: string): Promise<Webhook>
   /** The answer models `answer` accepts. */
   models(): Promise<Models>
   /** The public signing keys (a JWK Set) and the key records that link them: pin them once. */

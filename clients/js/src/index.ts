@@ -50,7 +50,8 @@ export {
   CategoryList,
   type Citation,
   Comparison,
-  Models
+  Models,
+  Webhook
 } from "./results.js"
 export { fixedScope, inScope } from "./scope.js"
 export {

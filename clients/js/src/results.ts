@@ -130,3 +130,31 @@ export class CategoryList {
     this.origin = raw.origin === "account" ? "account" : "default"
   }
 }
+
+/** A webhook of the account (`webhooks`), and how its deliveries stand. */
+export class Webhook {
+  readonly webhookId: string
+  readonly url: string
+  readonly name: string | null
+  /** memory.added, memory.updated, memory.superseded, memory.deleted, memory.expired. */
+  readonly events: ReadonlyArray<string>
+  readonly createdAt: string
+  /** The chain position delivered so far. */
+  readonly deliveredSeq: number
+  /** Failed deliveries of the next event, and the last failure's reason. */
+  readonly attempts: number
+  readonly lastError: string | null
+  /** Only as `createWebhook` answers: verifies each delivery's `umo-signature`. */
+  readonly secret: string | null
+  constructor(readonly raw: Raw) {
+    this.webhookId = String(raw.webhook_id ?? "")
+    this.url = String(raw.url ?? "")
+    this.name = typeof raw.name === "string" ? raw.name : null
+    this.events = Array.isArray(raw.events) ? raw.events.map(String) : []
+    this.createdAt = String(raw.created_at ?? "")
+    this.deliveredSeq = Number(raw.delivered_seq ?? 0)
+    this.attempts = Number(raw.attempts ?? 0)
+    this.lastError = typeof raw.last_error === "string" ? raw.last_error : null
+    this.secret = typeof raw.secret === "string" ? raw.secret : null
+  }
+}

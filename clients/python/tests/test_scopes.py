@@ -422,3 +422,49 @@ class ManyTest(unittest.TestCase):
         erased = alice.forget_many([first.umo_id, second.umo_id])
         self.assertEqual(erased.forgotten, 2)
         verify_receipt(erased.receipt, pinned())
+
+
+class WebhookTest(unittest.TestCase):
+    """A webhook against a local receiver: the capture's event arrives, signed with the secret."""
+
+    def test_a_capture_is_posted_signed_to_the_webhook(self) -> None:
+        import hashlib
+        import hmac
+        import threading
+        from http.server import BaseHTTPRequestHandler, HTTPServer
+
+        got: list[tuple[str, bytes]] = []
+
+        class Receiver(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                got.append((self.headers.get("umo-signature", ""), body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        receiver = HTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=receiver.serve_forever, daemon=True).start()
+        try:
+            carol = client("carol")
+            hook = carol.create_webhook(f"http://127.0.0.1:{receiver.server_address[1]}/hook", events=["memory.added"])
+            assert hook.secret is not None
+            captured = carol.capture("The recycling goes out on Tuesdays.", user_id=unique("hooked"))
+            for _ in range(100):
+                if got:
+                    break
+                time.sleep(0.1)
+            signature, body = got[0]
+            event = json.loads(body)
+            self.assertEqual((event["type"], event["data"]["umo_id"]), ("memory.added", captured.umo_id))
+            stamp, digest = (part.split("=", 1)[1] for part in signature.split(","))
+            expected = hmac.new(hook.secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+            self.assertEqual(digest, expected)
+            self.assertEqual([w.webhook_id for w in carol.webhooks()], [hook.webhook_id])
+            carol.delete_webhook(hook.webhook_id)
+            self.assertEqual(carol.webhooks(), [])
+        finally:
+            receiver.shutdown()
+            receiver.server_close()

@@ -38,7 +38,7 @@ from .models import (
     Uploaded,
 )
 from .scoped import VERB_WORDS, Scope, ScopedVerbs, ScopeFields
-from .results import Account, Answer, CategoryList, Citation, Comparison, Model, Models
+from .results import Account, Answer, CategoryList, Citation, Comparison, Model, Models, Webhook
 from .signed import ChainPage, DeletionReceipt, LedgerEntry, Proof
 from .transfers import ExportedMemory, ExportEnd, ExportHeader, ExportLine, ImportedFrom, ImportFailure, ImportSummary
 from .versions import ErasureReceipt, MemoryHistory
@@ -93,6 +93,7 @@ __all__ = [
     "MetadataValue",
     "Model",
     "Models",
+    "Webhook",
     "NotFoundError",
     "Proof",
     "PublicKey",

@@ -31,7 +31,7 @@ from ._requests import (
 from ._transport import BodyData, StreamedBody, Transport, check_idempotency_key, multipart
 from .errors import APIError, IncompleteExportError
 from .models import BatchItem, Captured, Explanation, Match, Memory, MemoryPage, MemorySummary, ScopePage, Uploaded
-from .results import Account, Answer, CategoryList, Comparison, Models
+from .results import Account, Answer, CategoryList, Comparison, Models, Webhook
 from .signed import ChainPage, DeletionReceipt, Proof
 from .transfers import ExportEnd, ExportedMemory, ExportHeader, ExportLine, ImportSummary, export_line, line_bytes
 from .versions import ErasureReceipt, MemoryHistory
@@ -596,6 +596,23 @@ class UMOClient:
         default list), for the memories captured from now on (``PUT /v1/account/categories``)."""
         body = {"categories": None if categories is None else [dict(c) for c in categories]}
         return CategoryList.from_raw(self._transport.send("PUT", "/v1/account/categories", json_body=body))
+
+    def create_webhook(self, url: str, *, name: Optional[str] = None, events: Optional[Sequence[str]] = None) -> Webhook:
+        """Adds a webhook (``POST /v1/webhooks``): the events it hears (default all: memory.added,
+        memory.updated, memory.superseded, memory.deleted, memory.expired) are posted to ``url`` in
+        chain order, at least once, signed ``umo-signature: t=<unix>,v1=<hex HMAC-SHA256 of
+        "<t>.<body>">`` with the ``secret`` this answer carries (and no other does)."""
+        body: dict[str, Any] = {"url": url, **some(name=name), **({} if events is None else {"events": list(events)})}
+        return Webhook.from_raw(self._transport.send("POST", "/v1/webhooks", json_body=body))
+
+    def webhooks(self) -> builtins.list[Webhook]:
+        """The account's webhooks and how their deliveries stand (``GET /v1/webhooks``)."""
+        listed = self._transport.send("GET", "/v1/webhooks").get("webhooks")
+        return [Webhook.from_raw(w) for w in listed] if isinstance(listed, builtins.list) else []
+
+    def delete_webhook(self, webhook_id: str) -> Webhook:
+        """Deletes a webhook: nothing more is posted to it (``DELETE /v1/webhooks/{id}``)."""
+        return Webhook.from_raw(self._transport.send("DELETE", f"/v1/webhooks/{urllib.parse.quote(webhook_id, safe='')}"))
 
     def chain(self, *, limit: Optional[int] = None, before: Optional[int] = None) -> ChainPage:
         """A page of the account's hash chain, newest first (``GET /v1/account/chain``): its

@@ -183,3 +183,36 @@ class CategoryList:
             origin=str(raw.get("origin", "default")),
             raw=raw,
         )
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook of the account (``webhooks``), and how its deliveries stand; ``secret`` only as
+    ``create_webhook`` answers (it verifies each delivery's ``umo-signature``)."""
+
+    webhook_id: str
+    url: str
+    name: Optional[str]
+    events: list[str]
+    created_at: str
+    delivered_seq: int
+    attempts: int
+    last_error: Optional[str]
+    secret: Optional[str]
+    raw: Raw = field(repr=False, compare=False)
+
+    @classmethod
+    def from_raw(cls, raw: Raw) -> Webhook:
+        events = raw.get("events")
+        return cls(
+            webhook_id=str(raw.get("webhook_id", "")),
+            url=str(raw.get("url", "")),
+            name=_opt_str(raw, "name"),
+            events=[str(e) for e in events] if isinstance(events, list) else [],
+            created_at=str(raw.get("created_at", "")),
+            delivered_seq=int(raw.get("delivered_seq", 0)),
+            attempts=int(raw.get("attempts", 0)),
+            last_error=_opt_str(raw, "last_error"),
+            secret=_opt_str(raw, "secret"),
+            raw=raw,
+        )

@@ -1,6 +1,7 @@
 # Vendored from LangGraph (https://github.com/langchain-ai/langgraph): libs/checkpoint/tests/embed_test_utils.py
 # at commit f09cfe8ffc1eeffd68f4b628ed69c30f7cad229f, unchanged. Copyright (c) 2024 LangChain, Inc.; MIT
-# licence, in LICENSE-langgraph beside this file. Only the tests skipped here use it.
+# licence, in LICENSE-langgraph beside this file. The tests' `fake_embeddings`; no UMOStore uses it:
+# UMO embeds with the server's own embedder.
 """Embedding utilities for testing."""
 
 import math

@@ -9,9 +9,10 @@
 # parameters: a UMOStore on the live server, emptied before each test, its async methods UMOStore's
 # `abatch`; see umo_peer.py), the imports that follows from (`AsyncPostgresStore` names UMOStore in
 # the annotations; psycopg and the store's internals are imported no more, only skipped tests name
-# them; CharacterEmbeddings, VECTOR_TYPES and the `fake_embeddings` fixture are upstream's
-# tests/conftest.py's, from embed_test_utils.py, here and conftest.py), and a skip mark with its
-# reason on each test that cannot run on UMO. Every test body is as upstream.
+# them; CharacterEmbeddings and the `fake_embeddings` fixture are upstream's tests/conftest.py's,
+# from embed_test_utils.py and conftest.py), a skip mark with its reason on each test that cannot
+# run on UMO, and on the two tests of thousands of concurrent operations a mark that runs them only
+# when UMO_PEER_TESTS_LONG is set (see umo_peer.py). Every test body is as upstream.
 from __future__ import annotations
 
 import asyncio
@@ -34,11 +35,10 @@ from langgraph.store.base import (
 
 from embed_test_utils import CharacterEmbeddings
 from umo_langgraph import UMOStore
-from umo_peer import umo_store
+from umo_peer import LONG, umo_store
 
 # Upstream's store, as the annotations name it: here the store under test is a UMOStore.
 AsyncPostgresStore = UMOStore
-VECTOR_TYPES = ["vector", "halfvec"]  # upstream's tests/conftest.py
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
@@ -82,6 +82,7 @@ async def test_no_running_loop(store: AsyncPostgresStore) -> None:
         )
 
 
+@pytest.mark.skipif(not LONG, reason="long: 6,000 concurrent operations from 10 threads, each several HTTP calls with the fixture's TTL refreshed on every read (about 10 minutes); UMO_PEER_TESTS_LONG=1 runs it")
 async def test_large_batches(request: Any, store: AsyncPostgresStore) -> None:
     N = 100  # less important that we are performant here
     M = 10
@@ -131,6 +132,7 @@ async def test_large_batches(request: Any, store: AsyncPostgresStore) -> None:
     assert len(results) == M * N * 6
 
 
+@pytest.mark.skipif(not LONG, reason="long: 60,000 concurrent operations, each several HTTP calls with the fixture's TTL refreshed on every read (well over an hour); UMO_PEER_TESTS_LONG=1 runs it")
 async def test_large_batches_async(store: AsyncPostgresStore) -> None:
     N = 1000
     M = 10

@@ -11,6 +11,7 @@ and indexes each item whole with its own embedder. A TTL configuration is kept."
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Iterator, Optional
 
 import live_server
@@ -23,6 +24,11 @@ from umo_langgraph import UMOStore
 # The suites make some tens of thousands of calls in a few minutes. The live server's own limit
 # (120 a minute, for the client's rate-limit test) would hold them back for hours.
 RATE_PER_MINUTE = 10_000_000
+
+# Two PostgreSQL tests run thousands of concurrent operations (6,000 and 60,000), each several HTTP
+# calls with a TTL refreshed on every read: some 10 minutes and well over an hour. They run when
+# UMO_PEER_TESTS_LONG is set; SQLite's test of 6,000 (about 1.5 minutes) runs every time.
+LONG = bool(os.environ.get("UMO_PEER_TESTS_LONG"))
 
 _server: Optional[LiveServer] = None
 _client: Optional[UMOClient] = None

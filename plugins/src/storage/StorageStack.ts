@@ -7,6 +7,7 @@ import * as SqlAccountStore from "./SqlAccountStore.js"
 import * as SqlLedger from "./SqlLedger.js"
 import * as SqlMemoryProvenance from "./SqlMemoryProvenance.js"
 import * as SqlMemoryStore from "./SqlMemoryStore.js"
+import * as SqlWebhooks from "./SqlWebhooks.js"
 
 /**
  * The whole storage stack from its parts: a (migrated) database, the signing key and the embedder
@@ -25,7 +26,8 @@ export const layer = <E1, E2, E3>(parts: {
     SqlMemoryStore.layer,
     IndexedMemorySearch.layer(parts.searchIndex),
     SqlMemoryProvenance.layer,
-    SqlAccountStore.layer
+    SqlAccountStore.layer,
+    SqlWebhooks.layer
   ).pipe(
     Layer.provideMerge(SqlLedger.layer(parts.ledger)),
     Layer.provideMerge(parts.signingKey),

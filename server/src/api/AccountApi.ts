@@ -1,4 +1,13 @@
-import { CategoriesRequest, ChainRequest, InvalidRequest, Results, Unavailable } from "@umo/memory"
+import {
+  CategoriesRequest,
+  ChainRequest,
+  InvalidRequest,
+  MemoryNotFound,
+  Results,
+  Unavailable,
+  WebhookRequest
+} from "@umo/memory"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.js"
 import { SchemaErrors } from "./SchemaErrors.js"
@@ -39,7 +48,27 @@ export class AccountApi extends HttpApiGroup.make("account")
       OpenApi.Description,
       "Sets the account's categories (name and description each; null: back to the default list) for the " +
         "memories captured from now on; memories already captured keep theirs."
-    )
+    ),
+    HttpApiEndpoint.post("createWebhook", "/v1/webhooks", {
+      payload: WebhookRequest,
+      success: Envelope(Results.CreatedWebhook),
+      error: [InvalidRequest, Unavailable]
+    }).annotate(
+      OpenApi.Description,
+      "Adds a webhook: from now on, the events it hears (memory.added, memory.updated, memory.superseded, " +
+        "memory.deleted, memory.expired) are posted to its URL as JSON, in the order of the account's chain, at " +
+        "least once (retried, 5 s doubling to an hour, until answered 2xx), each signed: `umo-signature: " +
+        "t=<unix>,v1=<hex HMAC-SHA256 of '<t>.<body>' with the secret>`. The secret is shown in this answer only."
+    ),
+    HttpApiEndpoint.get("webhooks", "/v1/webhooks", {
+      success: Envelope(Results.WebhookList),
+      error: [Unavailable]
+    }).annotate(OpenApi.Description, "The account's webhooks and how their deliveries stand (no secrets)."),
+    HttpApiEndpoint.delete("deleteWebhook", "/v1/webhooks/:id", {
+      params: Schema.Struct({ id: Schema.String }),
+      success: Envelope(Results.WebhookInfo),
+      error: [MemoryNotFound, Unavailable]
+    }).annotate(OpenApi.Description, "Deletes a webhook: nothing more is posted to it.")
   )
   .middleware(Authentication)
   .middleware(SchemaErrors) {}

@@ -32,5 +32,8 @@ export const AccountHandlers = HttpApiBuilder.group(UmoApi, "account", (handlers
       .handle("chain", ({ query }) => Effect.flatMap(memory.chain(query), envelope))
       .handle("categories", () => Effect.flatMap(memory.categories, envelope))
       .handle("setCategories", ({ payload }) => Effect.flatMap(memory.setCategories(payload), envelope))
+      .handle("createWebhook", ({ payload }) => Effect.flatMap(memory.createWebhook(payload), envelope))
+      .handle("webhooks", () => Effect.flatMap(memory.webhooks, envelope))
+      .handle("deleteWebhook", ({ params }) => Effect.flatMap(memory.deleteWebhook(params.id), envelope))
   })
 )

@@ -20,6 +20,7 @@ import { Mem0Refused } from "./Mem0Fields.js"
 import { deleteAll, getAll, getAllByQuery, search } from "./Mem0Memories.js"
 import { deleteEntity, get, history, ping, remove, update, users } from "./Mem0Records.js"
 import type { Mem0Call } from "./Mem0Request.js"
+import { createWebhook, deleteWebhook, listWebhooks } from "./Mem0Webhooks.js"
 
 /** Where the Mem0 API is served. */
 export const mem0Prefix = "/mem0"
@@ -35,6 +36,9 @@ const route = (method: Method, path: string, call: Mem0Call) => ({ method, patte
 const routes = [
   route("GET", "/v1/ping", ping),
   route("PUT", "/v1/batch", batchUpdate),
+  route("POST", "/api/v1/webhooks/projects/:project", createWebhook),
+  route("GET", "/api/v1/webhooks/projects/:project", listWebhooks),
+  route("DELETE", "/api/v1/webhooks/:id", deleteWebhook),
   route("DELETE", "/v1/batch", batchDelete),
   route("POST", "/v3/memories/add", add),
   route("POST", "/v1/memories", add),
@@ -62,7 +66,6 @@ const notOffered: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/v2\/entities\/[^/]+\/[^/]+\/profile\/?$/, "profiles (/v2/entities/…/profile/)"],
   [/^\/v2\/profiles(\/.*)?$/, "profiles (/v2/profiles/)"],
   [/^\/api\/v1\/orgs(\/.*)?$/, "organizations and projects (/api/v1/orgs/)"],
-  [/^\/api\/v1\/webhooks(\/.*)?$/, "webhooks (/api/v1/webhooks/)"],
   [/^\/v1\/event(\/.*)?$/, "events (/v1/event/): UMO's add answers once the memories are stored"]
 ]
 

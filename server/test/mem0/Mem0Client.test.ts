@@ -224,6 +224,26 @@ describe("Mem0's Python client against /mem0", () => {
     expect(deleted.receipt.split(".")).toHaveLength(3)
   })
 
+  it("adds, lists and deletes a webhook with Mem0's calls, mapping its event types", () => {
+    const hook = ok<{
+      webhook_id: string
+      event_types: ReadonlyArray<string>
+      secret: string
+      events: ReadonlyArray<string>
+    }>("create_webhook")
+    expect(hook).toMatchObject({
+      name: "notify",
+      url: "http://127.0.0.1:9/hook",
+      event_types: ["memory_add", "memory_delete"]
+    })
+    expect(hook.events).toEqual(["memory.added", "memory.deleted", "memory.expired"])
+    expect(hook.secret).toMatch(/^whsec_/)
+    expect(ok<ReadonlyArray<{ webhook_id: string }>>("get_webhooks").map((w) => w.webhook_id)).toContain(
+      hook.webhook_id
+    )
+    expect(ok("delete_webhook")).toEqual({ message: "Webhook deleted successfully" })
+  })
+
   it("files an add under the categories it brings, and a categories filter finds it", () => {
     expect(ok("add_custom_categories")).toMatchObject({ results: [{ event: "ADD" }] })
     const found =

@@ -140,6 +140,11 @@ caught("batch_delete_one_unknown", lambda: client.batch_delete([{"memory_id": no
                                                                 {"memory_id": "00000000-0000-7000-8000-000000000000"}]))
 caught("batch_delete", lambda: client.batch_delete([{"memory_id": i} for i in note_ids]))
 
+# Webhooks: added, listed and deleted through Mem0's calls (deliveries are UMO's, tested beside).
+hook = caught("create_webhook", lambda: client.create_webhook("http://127.0.0.1:9/hook", "notify", client.project_id, ["memory_add", "memory_delete"]))
+caught("get_webhooks", lambda: client.get_webhooks(client.project_id))
+caught("delete_webhook", lambda: client.delete_webhook((hook or {}).get("webhook_id", "x")))
+
 # Categories: chosen from a list the add brings, and filtered on.
 caught("add_custom_categories", lambda: client.add("I like green tea with honey.", user_id=user, infer=False,
                                                    custom_categories=[{"drinks": "what they drink: tea, coffee, juice"},

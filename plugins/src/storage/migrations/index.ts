@@ -12,6 +12,7 @@ import imports from "./0010_imports.js"
 import newestAndRepeats from "./0011_newest_and_repeats.js"
 import expiry from "./0012_expiry.js"
 import categories from "./0013_categories.js"
+import webhooks from "./0014_webhooks.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -27,7 +28,8 @@ export const migrations = Migrator.fromRecord({
   "0010_imports": imports,
   "0011_newest_and_repeats": newestAndRepeats,
   "0012_expiry": expiry,
-  "0013_categories": categories
+  "0013_categories": categories,
+  "0014_webhooks": webhooks
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
