@@ -73,13 +73,18 @@ export const make = Effect.gen(function* () {
 
   const due: WebhookStoreShape["due"] = ({ limit, entries, leaseSeconds }) =>
     Effect.gen(function* () {
+      // Which are due (a join on the account, co-located under Citus), then leased one statement on:
+      // the UPDATE checks the lease again, so two processes never take the same webhook.
+      const candidates = yield* sql<{ webhook_id: string }>`
+        SELECT h.webhook_id::text AS webhook_id FROM webhooks h
+        JOIN ledger_heads l ON l.account_id = h.account_id
+        WHERE l.seq > h.delivered_seq AND h.retry_at <= now() AND (h.leased_until IS NULL OR h.leased_until < now())
+        ORDER BY h.retry_at LIMIT ${limit}`
+      if (candidates.length === 0) return []
       const leased = yield* sql<Row & { readonly secret: string }>`
-        UPDATE webhooks w SET leased_until = now() + ${`${leaseSeconds} seconds`}::interval
-        WHERE w.webhook_id IN (
-          SELECT h.webhook_id FROM webhooks h JOIN ledger_heads l ON l.account_id = h.account_id
-          WHERE l.seq > h.delivered_seq AND h.retry_at <= now()
-            AND (h.leased_until IS NULL OR h.leased_until < now())
-          ORDER BY h.retry_at LIMIT ${limit})
+        UPDATE webhooks SET leased_until = now() + ${`${leaseSeconds} seconds`}::interval
+        WHERE ${sql.in("webhook_id", candidates.map((c) => c.webhook_id))}
+          AND retry_at <= now() AND (leased_until IS NULL OR leased_until < now())
         RETURNING ${sql.unsafe(columns)}, secret`
       return yield* Effect.forEach(leased, (row) =>
         Effect.gen(function* () {
