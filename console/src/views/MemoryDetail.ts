@@ -40,7 +40,7 @@ const Extraction = (props: { memory: Memory }) => {
       }
     </section>
     <section aria-labelledby="topics-title">
-      <h2 id="topics-title">Topics, tone and quality</h2>
+      <h2 id="topics-title">Topics, categories, tone and quality</h2>
       <ul class="chips" aria-label="Topics">
         ${memory.topics.map((t) => html`<li key=${t.name} class="chip">${t.name} <small>${percent(t.score)}</small></li>`)}
       </ul>
@@ -55,6 +55,16 @@ const Extraction = (props: { memory: Memory }) => {
         <dd>${memory.source ?? "none"}</dd>
         <dt>Captured</dt>
         <dd><time datetime=${memory.createdAt} title=${memory.createdAt}>${formatTime(memory.createdAt)}</time></dd>
+        <dt>Categories</dt>
+        <dd data-testid="memory-categories">${memory.categories.length === 0 ? "none" : memory.categories.join(", ")}</dd>
+        <dt>Expires</dt>
+        <dd data-testid="memory-expiry">${
+          memory.expiresAt === null
+            ? "never"
+            : html`<time datetime=${memory.expiresAt} title=${memory.expiresAt}>${formatTime(memory.expiresAt)}</time>`
+        }</dd>
+        <dt>Changes</dt>
+        <dd>${memory.immutable ? "refused: captured immutable" : "by a new version"}</dd>
         <dt>Content hash</dt>
         <dd><code class="hash">${memory.contentHash}</code></dd>
       </dl>

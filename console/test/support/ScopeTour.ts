@@ -176,6 +176,13 @@ export const scopeTour = async (
   await page.getByTestId("provenance-badge").filter({ hasText: "Verified in your browser" }).waitFor()
   await page.getByTestId("memory-history").getByRole("link", { name: old.umoId }).first().waitFor()
   await page.getByRole("row", { name: "tags move, city" }).waitFor()
+  // Its categories and expiry, as the API has them.
+  const filed = (await api.get(moved.umoId)).categories
+  await page
+    .getByTestId("memory-categories")
+    .filter({ hasText: filed.join(", ") || "none" })
+    .waitFor()
+  await page.getByTestId("memory-expiry").filter({ hasText: "never" }).waitFor()
   await page.getByTestId("memory-scope").evaluate((section) => section.scrollIntoView({ block: "start" }))
   await snap("history")
 
