@@ -362,7 +362,9 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
                   agent_id: m.agent_id,
                   session_id: m.session_id,
                   metadata: m.metadata,
-                  superseded_by: m.superseded_by
+                  categories: m.categories,
+                  superseded_by: m.superseded_by,
+                  expires_at: m.expires_at
                 }))
             )
             expect(yield* search.recalled(yield* newAccount("other"), [id(1)])).toEqual([])

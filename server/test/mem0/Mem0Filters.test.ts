@@ -37,6 +37,13 @@ describe("Mem0's v2 filters as UMO's expression", () => {
     expect(translated({ metadata: { topic: "home" } })).toEqual({ metadata: { topic: "home" } })
   })
 
+  it("passes categories through to UMO's categories filter", () => {
+    expect(translated({ AND: [{ user_id: "u" }, { categories: { in: ["travel"] } }] })).toEqual({
+      AND: [{ user_id: "u" }, { categories: { in: ["travel"] } }]
+    })
+    expect(translated({ categories: { contains: "food" } })).toEqual({ categories: { contains: "food" } })
+  })
+
   it("ANDs two conditions that become one field of UMO's", () => {
     expect(translated({ created_at: { gte: "2024-01-01" }, updated_at: { lt: "2025-01-01" } })).toEqual({
       AND: [{ timestamp: { gte: "2024-01-01" } }, { timestamp: { lt: "2025-01-01" } }]
@@ -45,9 +52,9 @@ describe("Mem0's v2 filters as UMO's expression", () => {
   })
 
   it("refuses what UMO does not have, and what it cannot read, naming the field", () => {
-    expect(refusedWith({ AND: [{ user_id: "u" }, { categories: { in: ["x"] } }] })).toMatchObject({
+    expect(refusedWith({ AND: [{ user_id: "u" }, { expiration_date: { gt: "2030-01-01" } }] })).toMatchObject({
       status: 422,
-      detail: expect.stringMatching(/^not supported by UMO's Mem0 API: filters\.AND\.1\.categories /)
+      detail: expect.stringMatching(/^not supported by UMO's Mem0 API: filters\.AND\.1\.expiration_date /)
     })
     expect(refusedWith({ app_id: "shop" }).detail).toMatch(/: filters\.app_id /)
     expect(refusedWith({ keywords: { contains: "x" } }).detail).toMatch(/: filters\.keywords /)

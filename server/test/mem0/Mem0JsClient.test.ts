@@ -351,10 +351,11 @@ describe("Mem0's JS client against /mem0", () => {
       expect(JSON.parse(error.message).detail, field).toContain(field)
     }
     expect((await client.getAll({ filters: { user_id: maria } })).count).toBe(0)
+    // A batch delete naming a memory the account does not have deletes none of them.
     const batch = await rejection(client.batchDelete([crypto.randomUUID()]))
-    expect(batch).toBeInstanceOf(mem0.MemoryError)
-    expect(batch.errorCode).toBe("HTTP_501")
-    expect(JSON.parse(batch.message).detail).toMatch(/^not supported by UMO's Mem0 API: batch/)
+    expect(batch).toBeInstanceOf(mem0.MemoryNotFoundError)
+    expect(batch.errorCode).toBe("HTTP_404")
+    expect(JSON.parse(batch.message).detail).toMatch(/^no memory with id /)
   })
 
   it("refuses a bad key with the client's AuthenticationError, carrying the 401", async () => {
