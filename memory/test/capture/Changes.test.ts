@@ -1,19 +1,10 @@
 import { it } from "@effect/vitest"
-import { Embedder, makeEmbedder, type SigningKeySet, verifyReceipt } from "@umo/core"
+import { type SigningKeySet, verifyReceipt } from "@umo/core"
 import { InvalidRequest, Memory, MemoryNotFound } from "@umo/memory"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
-import { as, testMemory } from "../support/TestMemory.js"
-
-const LetterEmbedder = Layer.succeed(Embedder)(
-  makeEmbedder({
-    model: { id: "test-letters", dimensions: 8, maxChunkChars: 200 },
-    batchSize: 16,
-    embedBatch: (texts) =>
-      Effect.succeed(texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.charCodeAt(i) || 1) % 7) + 1)))
-  })
-)
+import { as, LetterEmbedder, testMemory } from "../support/TestMemory.js"
 
 const unknownId = "00000000-0000-7000-8000-000000000000"
 

@@ -1,5 +1,5 @@
 /** What the memory service's tests share: the service on PGlite with a test embedder, run as an account. */
-import { AccountStore, type Embedder } from "@umo/core"
+import { AccountStore, Embedder, makeEmbedder } from "@umo/core"
 import { MemoryAccount, memoryLayer, type UmoConfig } from "@umo/memory"
 import { Database, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer } from "effect"
@@ -25,3 +25,13 @@ export const as =
       Effect.flatMap(Effect.service(AccountStore), (accounts) => Effect.orDie(accounts.ensureAccount(name))),
       (account) => Effect.provideService(effect, MemoryAccount, account)
     )
+
+/** An embedder of 8 dimensions from a text's first letters: alike texts are near, and it is instant. */
+export const LetterEmbedder = Layer.succeed(Embedder)(
+  makeEmbedder({
+    model: { id: "test-letters", dimensions: 8, maxChunkChars: 200 },
+    batchSize: 16,
+    embedBatch: (texts) =>
+      Effect.succeed(texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.charCodeAt(i) || 1) % 7) + 1)))
+  })
+)

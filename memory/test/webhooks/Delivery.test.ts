@@ -2,24 +2,14 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { it } from "@effect/vitest"
-import { Embedder, makeEmbedder } from "@umo/core"
 import { InvalidRequest, Memory, MemoryNotFound } from "@umo/memory"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, describe, expect } from "vitest"
-import { as, testMemory } from "../support/TestMemory.js"
+import { as, LetterEmbedder, testMemory } from "../support/TestMemory.js"
 
 // Deliveries looked for every 100 ms, a failed one retried after 1 s (the defaults: 1 s and 5 s).
 process.env["UMO_WEBHOOK_POLL_MS"] = "100"
 process.env["UMO_WEBHOOK_RETRY_SECONDS"] = "1"
-
-const LetterEmbedder = Layer.succeed(Embedder)(
-  makeEmbedder({
-    model: { id: "test-letters", dimensions: 8, maxChunkChars: 200 },
-    batchSize: 16,
-    embedBatch: (texts) =>
-      Effect.succeed(texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.charCodeAt(i) || 1) % 7) + 1)))
-  })
-)
 
 /** A local receiver: every request it got, and it answers 500 to the first `failFirst`. */
 const received: Array<{
