@@ -53,8 +53,11 @@ export const privatePostgres = async (bin: string, port: number): Promise<Privat
   }
   await run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"])
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`
-  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-w", "-l", join(dir, "log"), "start"])
-  const stop = () => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
+  // pg_ctl waits 60 s by default: on a loaded two-core machine (the whole suite beside it) a start
+  // once took longer and failed the run. Five minutes leaves only a server that cannot start failing.
+  const start = () =>
+    run("pg_ctl", ["-D", data, "-o", options, "-w", "-t", "300", "-l", join(dir, "log"), "start"])
+  const stop = () => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "300", "stop"])
   await start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
