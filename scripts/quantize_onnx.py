@@ -12,6 +12,7 @@ dtype "int8". Usage: python quantize_onnx.py MODEL_DIR
 """
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ model_dir = Path(sys.argv[1])
 source = model_dir / "onnx" / "model.onnx"
 target = model_dir / "onnx" / "model_int8.onnx"
 partial = target.with_suffix(".partial.onnx")
+# Its advice to pre-process the graph is printed on every run: a quiet install leaves it out.
+logging.getLogger().setLevel(logging.ERROR)
 quantize_dynamic(
     str(source),
     str(partial),
