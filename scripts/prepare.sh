@@ -10,7 +10,8 @@
 #      rebuilding them waits on the network and on Python more than on the compiler, so the two
 #      overlap; a failure there warns, and `npm start` then says what to do;
 #   5. the embedded database created in UMO_DATA_DIR (default ./data) and migrated, when it is not
-#      there yet: PGlite's initdb takes seconds, so the first `npm start` only opens it.
+#      there yet, while the models are still being prepared: PGlite's initdb takes seconds, so the
+#      first `npm start` only opens it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 started=$(date +%s)
@@ -32,13 +33,14 @@ bash scripts/with-node.sh npm run --silent build "${server_workspaces[@]/#/--wor
   kill "$models" 2>/dev/null || true
   exit 1
 }
-wait "$models" || true
-cat "$models_log" >&2
-step "models ready"
+# The database needs the build, not the models: it is made while they are still being prepared.
 step "the embedded database in ${UMO_DATA_DIR:-./data}"
 if [ -z "${DATABASE_URL:-}" ]; then
   # Any of the operator's commands opens (creating and migrating) the database; this one only reads.
   bash scripts/with-node.sh node server/dist/cli.js keys list >/dev/null ||
     echo "prepare: could not create the database (see above); \`npm start\` will try again" >&2
 fi
+wait "$models" || true
+cat "$models_log" >&2
+step "models ready"
 step "done: \`npm start\` serves on http://127.0.0.1:8787"

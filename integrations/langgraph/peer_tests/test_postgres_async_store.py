@@ -82,7 +82,7 @@ async def test_no_running_loop(store: AsyncPostgresStore) -> None:
         )
 
 
-@pytest.mark.skipif(not LONG, reason="long: 6,000 concurrent operations from 10 threads, each several HTTP calls with the fixture's TTL refreshed on every read (about 10 minutes); UMO_PEER_TESTS_LONG=1 runs it")
+@pytest.mark.skipif(not LONG, reason="long: 6,000 concurrent operations from 10 threads, each several HTTP calls with the fixture's TTL refreshed on every read (about 7 minutes); UMO_PEER_TESTS_LONG=1 runs it")
 async def test_large_batches(request: Any, store: AsyncPostgresStore) -> None:
     N = 100  # less important that we are performant here
     M = 10

@@ -26,7 +26,7 @@ from umo_langgraph import UMOStore
 RATE_PER_MINUTE = 10_000_000
 
 # Two PostgreSQL tests run thousands of concurrent operations (6,000 and 60,000), each several HTTP
-# calls with a TTL refreshed on every read: some 10 minutes and well over an hour. They run when
+# calls with a TTL refreshed on every read: about 7 minutes, and well over an hour. They run when
 # UMO_PEER_TESTS_LONG is set; SQLite's test of 6,000 (about 1.5 minutes) runs every time.
 LONG = bool(os.environ.get("UMO_PEER_TESTS_LONG"))
 

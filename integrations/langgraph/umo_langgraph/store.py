@@ -116,6 +116,10 @@ class UMOStore(BaseStore):
       scope id is an ``InvalidNamespaceError``.
     - ``infer_updates=True`` lets a new item supersede the items whose facts it states anew (UMO's
       update inference), which then leave ``get`` and search; by default keys are independent.
+    - **Concurrent writers.** A put that another put or delete of the same key overtook between its
+      read and its write reads and writes again, so the last put wins. UMO has no conditional
+      capture: two first puts of a new key at the same moment both capture it; ``get`` then gives
+      the newer, a search lists both, ``delete`` erases both.
 
     UMO's errors (``ValidationError`` with its ``detail``, ...) pass through.
     """
