@@ -4,10 +4,14 @@ import { Schema } from "effect"
  * A category a memory may be filed under: a short name (what filters and answers show) and a
  * description, which is what the categorizer compares the memory with.
  */
+const categoryName = /^[A-Za-z0-9][A-Za-z0-9_. -]{0,63}$/
+
 export const Category = Schema.Struct({
   name: Schema.String.check(
-    Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,63}$/, {
-      message: "must be 1 to 64 letters, digits, spaces, `_`, `.` or `-`, starting with a letter or digit"
+    Schema.makeFilter((text: string) => categoryName.test(text), {
+      message: "must be 1 to 64 letters, digits, spaces, `_`, `.` or `-`, starting with a letter or digit",
+      // The pattern stated for the OpenAPI document too, so a generated request keeps to it.
+      toJsonSchema: () => ({ pattern: categoryName.source })
     })
   ).annotate({ description: "the category's name, e.g. `travel` or `meal_planning`" }),
   description: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(500)).annotate({

@@ -316,17 +316,20 @@ export type CategoriesRequest = typeof CategoriesRequest.Type
 /** A webhook to add (`POST /v1/webhooks`). */
 export const WebhookRequest = Schema.Struct({
   url: Schema.String.check(
-    Schema.makeFilter((text: string) => {
-      if (text.length > 2_000) return "at most 2,000 characters"
-      try {
-        const url = new URL(text)
-        return url.protocol === "http:" || url.protocol === "https:"
-          ? undefined
-          : "must be an http or https URL"
-      } catch {
-        return "must be an http or https URL"
-      }
-    })
+    Schema.makeFilter(
+      (text: string) => {
+        if (text.length > 2_000) return "at most 2,000 characters"
+        try {
+          const url = new URL(text)
+          return url.protocol === "http:" || url.protocol === "https:"
+            ? undefined
+            : "must be an http or https URL"
+        } catch {
+          return "must be an http or https URL"
+        }
+      },
+      { toJsonSchema: () => ({ pattern: "^https?://", maxLength: 2_000 }) }
+    )
   ).annotate({
     description: "where the events are posted (http or https), e.g. https://example.com/umo-events"
   }),

@@ -83,7 +83,10 @@ export const make = Effect.gen(function* () {
       if (candidates.length === 0) return []
       const leased = yield* sql<Row & { readonly secret: string }>`
         UPDATE webhooks SET leased_until = now() + ${`${leaseSeconds} seconds`}::interval
-        WHERE ${sql.in("webhook_id", candidates.map((c) => c.webhook_id))}
+        WHERE ${sql.in(
+          "webhook_id",
+          candidates.map((c) => c.webhook_id)
+        )}
           AND retry_at <= now() AND (leased_until IS NULL OR leased_until < now())
         RETURNING ${sql.unsafe(columns)}, secret`
       return yield* Effect.forEach(leased, (row) =>

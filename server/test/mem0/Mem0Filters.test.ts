@@ -52,10 +52,12 @@ describe("Mem0's v2 filters as UMO's expression", () => {
   })
 
   it("refuses what UMO does not have, and what it cannot read, naming the field", () => {
-    expect(refusedWith({ AND: [{ user_id: "u" }, { expiration_date: { gt: "2030-01-01" } }] })).toMatchObject({
-      status: 422,
-      detail: expect.stringMatching(/^not supported by UMO's Mem0 API: filters\.AND\.1\.expiration_date /)
-    })
+    expect(refusedWith({ AND: [{ user_id: "u" }, { expiration_date: { gt: "2030-01-01" } }] })).toMatchObject(
+      {
+        status: 422,
+        detail: expect.stringMatching(/^not supported by UMO's Mem0 API: filters\.AND\.1\.expiration_date /)
+      }
+    )
     expect(refusedWith({ app_id: "shop" }).detail).toMatch(/: filters\.app_id /)
     expect(refusedWith({ keywords: { contains: "x" } }).detail).toMatch(/: filters\.keywords /)
     expect(refusedWith({ memory_ids: ["x"] }).detail).toMatch(/: filters\.memory_ids /)

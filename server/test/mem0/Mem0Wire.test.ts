@@ -79,13 +79,18 @@ describe("the wire: paths, keys and errors as Mem0's clients meet them", () => {
     const patch = await call("PATCH", "/v1/memories/x/", { body: {} })
     expect(patch.status).toBe(405)
     expect(patch.headers.get("allow")).toBe("GET, PUT, DELETE")
+    // Changing a webhook in place: delete it and add another.
+    const hook = await call("PUT", "/api/v1/webhooks/w1/", { body: { url: "http://127.0.0.1:9/x" } })
+    expect(hook.status).toBe(405)
+    expect(hook.headers.get("allow")).toBe("DELETE")
+    // A batch that is no list of memories is refused, naming it.
+    const batch = await call("PUT", "/v1/batch/", { body: {} })
+    expect(batch.status).toBe(422)
+    expect(batch.body.detail).toMatch(/^invalid request body: memories: /)
     for (const [method, path] of [
-      ["PUT", "/v1/batch/"],
-      ["DELETE", "/v1/batch/"],
       ["POST", "/v1/feedback/"],
       ["POST", "/v1/exports/"],
       ["GET", "/api/v1/orgs/organizations/o/projects/p/?fields=custom_instructions"],
-      ["GET", "/api/v1/webhooks/projects/p/"],
       ["GET", "/v2/entities/user/alice/profile/"]
     ] as const) {
       const answer = await call(method, path, { body: method === "GET" ? undefined : {} })
