@@ -4,7 +4,8 @@ import {
   Ledger,
   MemoryProvenance,
   MemoryStore,
-  type StoredMemory
+  type StoredMemory,
+  storableText
 } from "@umo/core"
 import { Effect, Option } from "effect"
 import { decodeRequest, memoryNotFound, storeFailure } from "./Errors.js"
@@ -230,7 +231,10 @@ export const make = Effect.gen(function* () {
   const setCategories = (accountId: string, input: unknown) =>
     Effect.gen(function* () {
       const request = yield* decodeCategories(input)
-      yield* store.setCategoryList(accountId, request.categories).pipe(Effect.catch(storeFailure))
+      // Made storable once checked (U+0000 dropped, lone surrogates replaced), as every text is.
+      const list =
+        request.categories?.map((c) => ({ name: c.name, description: storableText(c.description) })) ?? null
+      yield* store.setCategoryList(accountId, list).pipe(Effect.catch(storeFailure))
       return yield* categories(accountId)
     })
 

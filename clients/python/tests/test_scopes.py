@@ -399,6 +399,9 @@ class CategoriesTest(unittest.TestCase):
         self.assertEqual(bob.set_categories(mine).categories, mine)
         captured = bob.capture("Bought a cast iron pan and a chef's knife.", user_id=unique("cook"))
         self.assertEqual(bob.get(captured.umo_id).categories[0], "gear")
+        # Text is made storable, as a capture's is: U+0000 dropped, not a database error.
+        stored = bob.set_categories([{"name": "misc", "description": "odds\u0000 and ends"}])
+        self.assertEqual(stored.categories, [{"name": "misc", "description": "odds and ends"}])
         self.assertEqual(bob.set_categories(None).origin, "default")
 
 

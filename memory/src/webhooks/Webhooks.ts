@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { isUmoId, type Webhook, WebhookStore, webhookEvents } from "@umo/core"
+import { isUmoId, storableText, type Webhook, WebhookStore, webhookEvents } from "@umo/core"
 import { Effect, Option } from "effect"
 import { decodeRequest, MemoryNotFound, storeUnavailable } from "../Errors.js"
 import { WebhookRequest } from "../Requests.js"
@@ -24,8 +24,8 @@ export const make = Effect.gen(function* () {
       const secret = `whsec_${randomBytes(24).toString("base64url")}`
       const webhook = yield* store
         .create(accountId, {
-          url: request.url,
-          name: request.name ?? null,
+          url: storableText(request.url),
+          name: request.name === undefined ? null : storableText(request.name),
           events: request.events ?? webhookEvents,
           secret
         })
