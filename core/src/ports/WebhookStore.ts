@@ -68,12 +68,16 @@ export interface WebhookStoreShape {
     readonly entries: number
     readonly leaseSeconds: number
   }) => Effect.Effect<ReadonlyArray<DueWebhook>, StoreError>
-  /** Moves the cursor past `seq` (delivered, or not an event it hears) and clears its failures. */
-  readonly delivered: (webhookId: string, seq: number) => Effect.Effect<void, StoreError>
+  /**
+   * Moves the cursor past `seq` (delivered, or not an event it hears) and clears its failures. The
+   * webhook is named with its account, as every write of a store is: the account keys its rows.
+   */
+  readonly delivered: (accountId: string, webhookId: string, seq: number) => Effect.Effect<void, StoreError>
   /** Ends the lease of a webhook whose due entries were all delivered. */
-  readonly release: (webhookId: string) => Effect.Effect<void, StoreError>
+  readonly release: (accountId: string, webhookId: string) => Effect.Effect<void, StoreError>
   /** Records a failed delivery and when to try again; the lease ends. */
   readonly failed: (
+    accountId: string,
     webhookId: string,
     error: string,
     retryInSeconds: number

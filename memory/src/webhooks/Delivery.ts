@@ -117,12 +117,12 @@ export const make = Effect.gen(function* () {
           const sent = yield* Effect.result(post(due.webhook.url, due.secret, event))
           if (sent._tag === "Failure") {
             const wait = Math.min(3600, retrySeconds * 2 ** due.webhook.attempts)
-            return yield* store.failed(due.webhook.webhook_id, sent.failure, wait)
+            return yield* store.failed(due.webhook.account_id, due.webhook.webhook_id, sent.failure, wait)
           }
         }
-        yield* store.delivered(due.webhook.webhook_id, entry.seq)
+        yield* store.delivered(due.webhook.account_id, due.webhook.webhook_id, entry.seq)
       }
-      yield* store.release(due.webhook.webhook_id)
+      yield* store.release(due.webhook.account_id, due.webhook.webhook_id)
     })
 
   /** One round: every webhook due, each in turn (its events in order), up to 20 at once. */

@@ -60,15 +60,17 @@ export const longestHeld = 4_000
 export const makeIndexRows = (sql: SqlClient.SqlClient) => {
   // One that expires is read from the store each time too: its expiry may move without a chain entry.
   const held = `length(m.content) + length(m.summary) <= ${longestHeld} AND m.expires_at IS NULL`
-  const columns = sql.unsafe(`m.umo_id::text AS umo_id,
+  // The facts' subquery names the account's value, not m.account_id: Citus routes a statement to
+  // one shard only when each of its tables is filtered by the value itself.
+  const columns = (accountId: string) => sql`${sql.unsafe(`m.umo_id::text AS umo_id,
     CASE WHEN ${held} THEN m.content END AS content, CASE WHEN ${held} THEN m.summary END AS summary, m.source, m.user_id, m.agent_id, m.session_id,
     m.metadata::text AS metadata, m.categories::text AS categories, m.superseded_by::text AS superseded_by,
-    ${isoUtc("m.content_time")} AS timestamp, ${isoUtc("m.created_at")} AS created_at, m.entities::text AS entities,
+    ${isoUtc("m.content_time")} AS timestamp, ${isoUtc("m.created_at")} AS created_at, m.entities::text AS entities,`)}
     (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
-      FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts,
-    (SELECT coalesce(json_agg(json_build_array(u.lexeme, coalesce(array_length(u.positions, 1), 1))), '[]')::text
+      FROM memory_facts f WHERE f.account_id = ${accountId} AND f.umo_id = m.umo_id) AS facts,
+    ${sql.unsafe(`(SELECT coalesce(json_agg(json_build_array(u.lexeme, coalesce(array_length(u.positions, 1), 1))), '[]')::text
       FROM unnest(m.search) u) AS terms,
-    length(m.search) AS length`)
+    length(m.search) AS length`)}`
 
   /** The rows with their chunk vectors (read in one more query, in chunk order). */
   const withVectors = (accountId: string, rows: ReadonlyArray<Row>) =>
@@ -116,7 +118,7 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
   /** Up to `limit` memories of the account after `afterId` in id order (capture order). */
   const page = (accountId: string, afterId: string | null, limit: number) =>
     Effect.flatMap(
-      sql<Row>`SELECT ${columns} FROM memories m WHERE m.account_id = ${accountId}
+      sql<Row>`SELECT ${columns(accountId)} FROM memories m WHERE m.account_id = ${accountId}
         ${afterId === null ? sql`` : sql`AND m.umo_id > ${afterId}`}
         ORDER BY m.umo_id LIMIT ${limit}`,
       (rows) => withVectors(accountId, rows)
@@ -127,7 +129,7 @@ export const makeIndexRows = (sql: SqlClient.SqlClient) => {
     umoIds.length === 0
       ? Effect.succeed([])
       : Effect.flatMap(
-          sql<Row>`SELECT ${columns} FROM memories m WHERE m.account_id = ${accountId}
+          sql<Row>`SELECT ${columns(accountId)} FROM memories m WHERE m.account_id = ${accountId}
             AND ${sql.in("m.umo_id", umoIds)}`,
           (rows) => withVectors(accountId, rows)
         ).pipe(Effect.mapError(storeError("could not read memories for the search index")))

@@ -3,6 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Cause, Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
+import { distributeByAccount } from "./CitusDistribution.js"
 import { migrate } from "./migrations/index.js"
 import * as PgliteSqlClient from "./PgliteSqlClient.js"
 import { describeHost, parsePostgresUrl, primaryLocator } from "./PostgresHosts.js"
@@ -12,10 +13,14 @@ import { withStartupLock } from "./StartupLock.js"
 
 /**
  * Runs the schema migrations once the client is up, so every user of the layer sees the schema;
- * processes starting together take turns.
+ * processes starting together take turns. On a Citus coordinator, the tables are then distributed
+ * by account (`CitusDistribution`), in a transaction of its own: Citus copies a table to its shards
+ * over other connections, which must see the table committed.
  */
 const migrated = <E>(client: Layer.Layer<SqlClient.SqlClient, E>) =>
-  Layer.effectDiscard(withStartupLock(migrate)).pipe(Layer.provideMerge(client))
+  Layer.effectDiscard(Effect.andThen(withStartupLock(migrate), withStartupLock(distributeByAccount))).pipe(
+    Layer.provideMerge(client)
+  )
 
 /** PGlite in `dataDir` (or in memory), migrated. */
 export const pglite = (options: PgliteSqlClient.PgliteOptions = {}) =>

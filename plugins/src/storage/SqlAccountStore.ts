@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { type Account, AccountStore, type ApiKeyRecord } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { isoUtc, storeError } from "./SqlFailure.js"
+import { isoUtc, returning, storeError } from "./SqlFailure.js"
 
 // The api_keys columns of an ApiKeyRecord, under a table alias prefix such as "k." (or none).
 const keyColumns = (prefix: string) =>
@@ -26,10 +26,12 @@ export const make = Effect.gen(function* () {
    */
   const addKey = (accountId: string, keyId: string, keyHash: string) =>
     Effect.gen(function* () {
-      const [inserted] = yield* sql<ApiKeyRecord>`
-        INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
-        ON CONFLICT DO NOTHING
-        RETURNING ${sql.unsafe(keyColumns(""))}`
+      const [inserted] = yield* returning<ApiKeyRecord>(
+        sql,
+        sql`INSERT INTO api_keys (account_id, key_id, key_hash) VALUES (${accountId}, ${keyId}, ${keyHash})
+          ON CONFLICT DO NOTHING`,
+        keyColumns("")
+      )
       if (inserted !== undefined) return inserted
       const [existing] = yield* sql<ApiKeyRecord>`
         SELECT ${sql.unsafe(keyColumns(""))} FROM api_keys WHERE key_hash = ${keyHash}`

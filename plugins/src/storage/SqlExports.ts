@@ -19,7 +19,7 @@ export const makeExports = (
     Effect.gen(function* () {
       // Keyset paging on the primary key: a page costs the same at the first memory and the 100,000th.
       const rows = yield* sql<MemoryRow>`
-        SELECT ${memoryColumns(sql)} FROM memories
+        SELECT ${memoryColumns(sql, accountId)} FROM memories
         WHERE account_id = ${accountId} AND ${filters.selected(options)}
           ${options.afterId === null ? sql`` : sql`AND umo_id > ${options.afterId}`}
         ORDER BY umo_id LIMIT ${options.limit}`

@@ -1,6 +1,6 @@
 import { LedgerError, StoreError } from "@umo/core"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 
 /**
  * SQLSTATEs of a server shutting down or starting up (57P01–57P03), out of connections (53300), or
@@ -79,3 +79,15 @@ export const readSnapshot = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.E
  */
 export const isoUtc = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
+ * The rows a change (an INSERT, UPDATE or DELETE without RETURNING) touched, read through
+ * `columns`. Citus refuses functions that are not immutable in RETURNING itself (`to_char` of
+ * `isoUtc`, on reference and distributed tables), so the change returns its rows whole and a
+ * SELECT over them renders the columns: the same answer on every engine.
+ */
+export const returning = <A extends object>(
+  sql: SqlClient.SqlClient,
+  change: Statement.Fragment,
+  columns: string
+) => sql<A>`WITH changed AS (${change} RETURNING *) SELECT ${sql.unsafe(columns)} FROM changed`

@@ -28,7 +28,7 @@ export const make = Effect.gen(function* () {
       sql,
       Effect.gen(function* () {
         const [row] = yield* sql<MemoryRow>`
-          SELECT ${memoryColumns(sql)} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`
+          SELECT ${memoryColumns(sql, accountId)} FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}`
         if (row === undefined) return Option.none<MemoryProof>()
         const memory = toStored(row)
         const chunks = yield* chunksOf(sql, accountId, umoId)

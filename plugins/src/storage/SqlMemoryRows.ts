@@ -38,18 +38,22 @@ export interface MemoryRow {
   readonly categories: string
 }
 
-/** The columns of a whole memory, JSON as text and times as ISO UTC (the same on both engines). */
-export const memoryColumns = (sql: SqlClient.SqlClient) =>
-  sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
+/**
+ * The columns of a whole memory of `accountId`, JSON as text and times as ISO UTC (the same on
+ * both engines). The subquery names the account's value rather than `memories.account_id`: Citus
+ * routes a statement to one shard only when each of its tables is filtered by the value itself.
+ */
+export const memoryColumns = (sql: SqlClient.SqlClient, accountId: string) =>
+  sql`${sql.unsafe(`account_id::text AS account_id, umo_id::text AS umo_id, content, summary,
     entities::text AS entities, svo_triples::text AS svo_triples, topics::text AS topics, tone::text AS tone,
-    language, quality_score, source, user_id, agent_id, session_id, metadata::text AS metadata,
+    language, quality_score, source, user_id, agent_id, session_id, metadata::text AS metadata,`)}
     (SELECT coalesce(jsonb_agg(p.umo_id::text ORDER BY p.content_time, p.umo_id), '[]')::text FROM memories p
-      WHERE p.account_id = memories.account_id AND p.superseded_by = memories.umo_id) AS supersedes,
-    superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
+      WHERE p.account_id = ${accountId} AND p.superseded_by = memories.umo_id) AS supersedes,
+    ${sql.unsafe(`superseded_by::text AS superseded_by, ${isoUtc("superseded_at")} AS superseded_at,
     ${isoUtc("content_time")} AS timestamp, ${isoUtc("created_at")} AS created_at,
     pipeline::text AS pipeline, extensions::text AS extensions, content_hash, semantic_hash, record_hash, embedding_model,
     imported_from::text AS imported_from, ${isoUtc("expires_at")} AS expires_at, immutable,
-    categories::text AS categories`)
+    categories::text AS categories`)}`
 
 export const toStored = (row: MemoryRow): StoredMemory => ({
   ...row,

@@ -181,7 +181,7 @@ export const makeSearch = (
     const order = (direction: "<" | ">") => sql.literal(direction === "<" ? "DESC" : "ASC")
     const step = (direction: "<" | ">") =>
       sql`(SELECT p.umo_id::text FROM memories p
-        WHERE p.account_id = m.account_id AND coalesce(p.source, '') = coalesce(m.source, '')
+        WHERE p.account_id = ${accountId} AND coalesce(p.source, '') = coalesce(m.source, '')
           AND (p.content_time, p.umo_id) ${sql.literal(direction)} (m.content_time, m.umo_id)
           AND ${inNeighbour.selected(selection)}
         ORDER BY p.content_time ${order(direction)}, p.umo_id ${order(direction)} LIMIT 1)`
@@ -206,7 +206,7 @@ export const makeSearch = (
           SELECT m.umo_id::text AS umo_id, ${sql.literal(isoUtc("m.content_time"))} AS timestamp,
             m.entities::text AS entities, m.superseded_by::text AS superseded_by,
             (SELECT coalesce(jsonb_agg(jsonb_build_object('slot', f.slot, 'value', f.value, 'mode', f.mode)), '[]')::text
-              FROM memory_facts f WHERE f.account_id = m.account_id AND f.umo_id = m.umo_id) AS facts
+              FROM memory_facts f WHERE f.account_id = ${accountId} AND f.umo_id = m.umo_id) AS facts
           FROM memories m WHERE m.account_id = ${accountId} AND ${sql.in("m.umo_id", umoIds)}`.pipe(
           Effect.map((rows) =>
             rows.map((r) => ({

@@ -236,15 +236,15 @@ export const make = Effect.gen(function* () {
     receipts: ReadonlyArray<CaptureReceipt>
   ) =>
     Effect.gen(function* () {
-      const expiry = `${idempotencyKeyHours} hours`
+      // The expired keys go first, this one among them, so the insert takes it over; a key in use
+      // conflicts and stores nothing. (No DO UPDATE … WHERE on the age: Citus takes no function
+      // that is not immutable there, and timestamptz arithmetic is only stable.)
       yield* sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId}
-                 AND created_at <= now() - ${expiry}::interval AND key <> ${write.key}`
+                 AND created_at <= now() - ${`${idempotencyKeyHours} hours`}::interval`
       const stored = yield* sql`
         INSERT INTO idempotency_keys (account_id, key, fingerprint, response)
         VALUES (${accountId}, ${write.key}, ${write.fingerprint}, ${JSON.stringify(write.response(receipts))})
-        ON CONFLICT (account_id, key) DO UPDATE
-          SET fingerprint = excluded.fingerprint, response = excluded.response, created_at = now()
-          WHERE idempotency_keys.created_at <= now() - ${expiry}::interval
+        ON CONFLICT (account_id, key) DO NOTHING
         RETURNING 1 AS stored`
       if (stored.length === 0) {
         return yield* new StoreError({
@@ -263,22 +263,30 @@ export const make = Effect.gen(function* () {
   const getMany: MemoryStoreShape["getMany"] = (accountId, umoIds) =>
     umoIds.length === 0
       ? Effect.succeed([])
-      : reads<MemoryRow>`SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", umoIds)}`.pipe(
+      : reads<MemoryRow>`SELECT ${readColumns(accountId)} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", umoIds)}`.pipe(
           Effect.map((rows) => rows.map(toStored)),
           Effect.mapError(storeError("could not read memories"))
         )
 
   const get = (accountId: string, umoId: string) =>
-    reads<MemoryRow>`SELECT ${readColumns} FROM memories
+    reads<MemoryRow>`SELECT ${readColumns(accountId)} FROM memories
       WHERE account_id = ${accountId} AND umo_id = ${umoId} AND ${readFilters.unexpired}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
       Effect.mapError(storeError("could not read the memory"))
     )
 
+  // Two statements, not RETURNING: the memory's columns hold a subquery and to_char, which Citus
+  // refuses in RETURNING.
   const setExpiry: MemoryStoreShape["setExpiry"] = (accountId, umoId, expiresAt) =>
-    sql<MemoryRow>`UPDATE memories SET expires_at = ${expiresAt}::timestamptz
-      WHERE account_id = ${accountId} AND umo_id = ${umoId} AND superseded_by IS NULL AND ${filters.unexpired}
-      RETURNING ${columnsOf(sql)}`.pipe(
+    Effect.gen(function* () {
+      const moved = yield* sql`UPDATE memories SET expires_at = ${expiresAt}::timestamptz
+        WHERE account_id = ${accountId} AND umo_id = ${umoId} AND superseded_by IS NULL AND ${filters.unexpired}
+        RETURNING umo_id`
+      if (moved.length === 0) return []
+      return yield* sql<MemoryRow>`SELECT ${columnsOf(sql, accountId)} FROM memories
+        WHERE account_id = ${accountId} AND umo_id = ${umoId}`
+    }).pipe(
+      (moving) => sql.withTransaction(moving),
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toStored)),
       Effect.mapError(storeError("could not set the memory's expiry"))
     )
@@ -315,7 +323,7 @@ export const make = Effect.gen(function* () {
   // `memories` is its own alias: memoryColumns names it so.
   const filters = filterSql(sql, "memories")
   const readFilters = filterSql(reads, "memories")
-  const readColumns = columnsOf(reads)
+  const readColumns = (accountId: string) => columnsOf(reads, accountId)
 
   const list: MemoryStoreShape["list"] = (accountId, options) =>
     Effect.gen(function* () {
@@ -323,29 +331,33 @@ export const make = Effect.gen(function* () {
       const [count] = yield* reads<{ total: number }>`
         SELECT count(*)::int AS total FROM memories WHERE account_id = ${accountId} AND ${selected}`
       const rows = yield* reads<MemoryRow>`
-        SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND ${selected}
+        SELECT ${readColumns(accountId)} FROM memories WHERE account_id = ${accountId} AND ${selected}
         ORDER BY content_time DESC, created_at DESC, umo_id DESC LIMIT ${options.limit} OFFSET ${options.offset}`
       return { items: rows.map(toStored), total: Number(count?.total ?? 0) }
     }).pipe(Effect.mapError(storeError("could not list memories")))
 
-  /** The memory and every memory linked to it by supersession, through any number of links. */
+  /**
+   * The memory and every memory linked to it by supersession, through any number of links: found
+   * link by link (a chain is a few memories long), each step one routed query. Not a recursive
+   * CTE: Citus plans one only when its value of the account is a constant, not a parameter.
+   */
   const history: MemoryStoreShape["history"] = (accountId, umoId) =>
-    reads<MemoryRow>`
-      WITH RECURSIVE line(umo_id) AS (
-        SELECT umo_id FROM memories WHERE account_id = ${accountId} AND umo_id = ${umoId}
-        UNION
-        SELECT linked.umo_id FROM line JOIN memories m ON m.account_id = ${accountId} AND m.umo_id = line.umo_id
-        CROSS JOIN LATERAL (
-          SELECT m.superseded_by AS umo_id WHERE m.superseded_by IS NOT NULL
-          UNION ALL
-          SELECT p.umo_id FROM memories p WHERE p.account_id = ${accountId} AND p.superseded_by = m.umo_id
-        ) linked
-      )
-      SELECT ${readColumns} FROM memories WHERE account_id = ${accountId} AND umo_id IN (SELECT umo_id FROM line)
-      ORDER BY content_time, umo_id`.pipe(
-      Effect.map((rows) => (rows.length === 0 ? Option.none() : Option.some(rows.map(toStored)))),
-      Effect.mapError(storeError("could not read the memory's history"))
-    )
+    Effect.gen(function* () {
+      const line = new Set([umoId])
+      for (let frontier = [umoId]; frontier.length > 0; ) {
+        const links = yield* reads<{ umo_id: string; superseded_by: string | null }>`
+          SELECT umo_id::text AS umo_id, superseded_by::text AS superseded_by FROM memories
+          WHERE account_id = ${accountId} AND (${reads.in("umo_id", frontier)} OR ${reads.in("superseded_by", frontier)})`
+        frontier = links
+          .flatMap((link) => [link.umo_id, link.superseded_by])
+          .filter((id): id is string => id !== null && !line.has(id))
+        for (const id of frontier) line.add(id)
+      }
+      const rows = yield* reads<MemoryRow>`
+        SELECT ${readColumns(accountId)} FROM memories WHERE account_id = ${accountId} AND ${reads.in("umo_id", [...line])}
+        ORDER BY content_time, umo_id`
+      return rows.some((row) => row.umo_id === umoId) ? Option.some(rows.map(toStored)) : Option.none()
+    }).pipe(Effect.mapError(storeError("could not read the memory's history")))
 
   const remove = (accountId: string, umoId: string) =>
     transaction(
@@ -410,9 +422,10 @@ export const make = Effect.gen(function* () {
   const setCategoryList: MemoryStoreShape["setCategoryList"] = (accountId, categories) =>
     (categories === null
       ? sql`DELETE FROM account_categories WHERE account_id = ${accountId}`
-      : sql`INSERT INTO account_categories (account_id, categories)
-          VALUES (${accountId}, ${JSON.stringify(categories)}::jsonb)
-          ON CONFLICT (account_id) DO UPDATE SET categories = excluded.categories, updated_at = now()`
+      : // The time comes in as a value: Citus takes only immutable functions in DO UPDATE SET.
+        sql`INSERT INTO account_categories (account_id, categories, updated_at)
+          VALUES (${accountId}, ${JSON.stringify(categories)}::jsonb, now())
+          ON CONFLICT (account_id) DO UPDATE SET categories = excluded.categories, updated_at = excluded.updated_at`
     ).pipe(Effect.asVoid, Effect.mapError(storeError("could not set the account's categories")))
 
   return makeMemoryStore({

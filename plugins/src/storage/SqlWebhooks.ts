@@ -9,7 +9,7 @@ import {
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { isoUtc, storeError } from "./SqlFailure.js"
+import { isoUtc, returning, storeError } from "./SqlFailure.js"
 import { entryColumns, toEntry } from "./SqlLedger.js"
 
 interface Row {
@@ -50,11 +50,13 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       // A new webhook hears what happens from now on: its cursor starts at the chain's head.
       const [head] = yield* sql<{ seq: number }>`SELECT seq FROM ledger_heads WHERE account_id = ${accountId}`
-      const [row] = yield* sql<Row>`
-        INSERT INTO webhooks (webhook_id, account_id, url, name, events, secret, delivered_seq)
-        VALUES (${randomUUID()}, ${accountId}, ${webhook.url}, ${webhook.name}, ${JSON.stringify(webhook.events)}::jsonb,
-          ${webhook.secret}, ${Number(head?.seq ?? 0)})
-        RETURNING ${sql.unsafe(columns)}`
+      const [row] = yield* returning<Row>(
+        sql,
+        sql`INSERT INTO webhooks (webhook_id, account_id, url, name, events, secret, delivered_seq)
+          VALUES (${randomUUID()}, ${accountId}, ${webhook.url}, ${webhook.name}, ${JSON.stringify(webhook.events)}::jsonb,
+            ${webhook.secret}, ${Number(head?.seq ?? 0)})`,
+        columns
+      )
       return toWebhook(row!)
     }).pipe(Effect.mapError(storeError("could not create the webhook")))
 
@@ -65,8 +67,11 @@ export const make = Effect.gen(function* () {
     )
 
   const remove: WebhookStoreShape["remove"] = (accountId, webhookId) =>
-    sql<Row>`DELETE FROM webhooks WHERE account_id = ${accountId} AND webhook_id = ${webhookId}
-      RETURNING ${sql.unsafe(columns)}`.pipe(
+    returning<Row>(
+      sql,
+      sql`DELETE FROM webhooks WHERE account_id = ${accountId} AND webhook_id = ${webhookId}`,
+      columns
+    ).pipe(
       Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toWebhook)),
       Effect.mapError(storeError("could not delete the webhook"))
     )
@@ -81,14 +86,16 @@ export const make = Effect.gen(function* () {
         WHERE l.seq > h.delivered_seq AND h.retry_at <= now() AND (h.leased_until IS NULL OR h.leased_until < now())
         ORDER BY h.retry_at LIMIT ${limit}`
       if (candidates.length === 0) return []
-      const leased = yield* sql<Row & { readonly secret: string }>`
-        UPDATE webhooks SET leased_until = now() + ${`${leaseSeconds} seconds`}::interval
-        WHERE ${sql.in(
-          "webhook_id",
-          candidates.map((c) => c.webhook_id)
-        )}
-          AND retry_at <= now() AND (leased_until IS NULL OR leased_until < now())
-        RETURNING ${sql.unsafe(columns)}, secret`
+      const leased = yield* returning<Row & { readonly secret: string }>(
+        sql,
+        sql`UPDATE webhooks SET leased_until = now() + ${`${leaseSeconds} seconds`}::interval
+          WHERE ${sql.in(
+            "webhook_id",
+            candidates.map((c) => c.webhook_id)
+          )}
+            AND retry_at <= now() AND (leased_until IS NULL OR leased_until < now())`,
+        `${columns}, secret`
+      )
       return yield* Effect.forEach(leased, (row) =>
         Effect.gen(function* () {
           const found = (yield* sql`
@@ -134,22 +141,22 @@ export const make = Effect.gen(function* () {
       )
     }).pipe(Effect.mapError(storeError("could not read the webhooks due")))
 
-  const delivered: WebhookStoreShape["delivered"] = (webhookId, seq) =>
+  const delivered: WebhookStoreShape["delivered"] = (accountId, webhookId, seq) =>
     sql`UPDATE webhooks SET delivered_seq = greatest(delivered_seq, ${seq}), attempts = 0, last_error = NULL,
-        retry_at = now() WHERE webhook_id = ${webhookId}`.pipe(
+        retry_at = now() WHERE account_id = ${accountId} AND webhook_id = ${webhookId}`.pipe(
       Effect.asVoid,
       Effect.mapError(storeError("could not record the delivery"))
     )
 
-  const release: WebhookStoreShape["release"] = (webhookId) =>
-    sql`UPDATE webhooks SET leased_until = NULL WHERE webhook_id = ${webhookId}`.pipe(
+  const release: WebhookStoreShape["release"] = (accountId, webhookId) =>
+    sql`UPDATE webhooks SET leased_until = NULL WHERE account_id = ${accountId} AND webhook_id = ${webhookId}`.pipe(
       Effect.asVoid,
       Effect.mapError(storeError("could not release the webhook"))
     )
 
-  const failed: WebhookStoreShape["failed"] = (webhookId, error, retryInSeconds) =>
+  const failed: WebhookStoreShape["failed"] = (accountId, webhookId, error, retryInSeconds) =>
     sql`UPDATE webhooks SET attempts = attempts + 1, last_error = ${error}, leased_until = NULL,
-        retry_at = now() + ${`${retryInSeconds} seconds`}::interval WHERE webhook_id = ${webhookId}`.pipe(
+        retry_at = now() + ${`${retryInSeconds} seconds`}::interval WHERE account_id = ${accountId} AND webhook_id = ${webhookId}`.pipe(
       Effect.asVoid,
       Effect.mapError(storeError("could not record the failed delivery"))
     )

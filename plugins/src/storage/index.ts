@@ -6,6 +6,7 @@
 // First: refuses a Node older than 22.19 before anything else of the package is evaluated.
 import "../support/NodeVersion.js"
 
+export * as CitusDistribution from "./CitusDistribution.js"
 export * as Database from "./Database.js"
 export * as PgliteSqlClient from "./PgliteSqlClient.js"
 export * as PostgresHosts from "./PostgresHosts.js"

@@ -13,6 +13,7 @@ import newestAndRepeats from "./0011_newest_and_repeats.js"
 import expiry from "./0012_expiry.js"
 import categories from "./0013_categories.js"
 import webhooks from "./0014_webhooks.js"
+import forgetByAccount from "./0015_forget_by_account.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -29,7 +30,8 @@ export const migrations = Migrator.fromRecord({
   "0011_newest_and_repeats": newestAndRepeats,
   "0012_expiry": expiry,
   "0013_categories": categories,
-  "0014_webhooks": webhooks
+  "0014_webhooks": webhooks,
+  "0015_forget_by_account": forgetByAccount
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
