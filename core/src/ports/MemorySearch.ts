@@ -71,6 +71,11 @@ export interface MemorySearchShape {
    * (a search that keeps no index, or one whose index is still loading).
    */
   readonly sync: (accountId: string) => Effect.Effect<"index" | "database", StoreError>
+  /**
+   * Tells the search that this process has just committed writes to the account: a search kept in
+   * memory applies them in the background, so the next search finds it current. Returns at once.
+   */
+  readonly follow: (accountId: string) => Effect.Effect<void>
   /** Nearest memories by cosine similarity of their best chunk. */
   readonly searchVector: (
     accountId: string,

@@ -1,4 +1,11 @@
-import { type CaptureReceipt, type CaptureWrite, canonicalJson, MemoryStore, sha256Hex } from "@umo/core"
+import {
+  type CaptureReceipt,
+  type CaptureWrite,
+  canonicalJson,
+  MemorySearch,
+  MemoryStore,
+  sha256Hex
+} from "@umo/core"
 import { Effect, Option } from "effect"
 import { InvalidRequest, type MemoryNotFound, storeFailure, type Unavailable } from "../Errors.js"
 
@@ -19,6 +26,7 @@ export type Save<A> = (
  */
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
+  const search = yield* MemorySearch
 
   /** The answer stored under `key` for this request, failing when the key served another one. */
   const answered = <A>(accountId: string, key: string, print: string) =>
@@ -64,6 +72,8 @@ export const make = Effect.gen(function* () {
             key === undefined ? undefined : { key, fingerprint: request, response: respond }
           )
           .pipe(
+            // The search applies them as they commit: a burst leaves the next search no backlog.
+            Effect.tap(() => search.follow(accountId)),
             Effect.map(respond),
             Effect.catch((error) =>
               // Another request with this key stored its answer first (a retry racing the original).

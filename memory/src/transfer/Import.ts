@@ -12,6 +12,7 @@ import {
   type CaptureWrite,
   Embedder,
   type EmbedderShape,
+  MemorySearch,
   MemoryStore,
   type Pipeline,
   type PipelineError,
@@ -65,6 +66,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
   Effect.gen(function* () {
     const embedder = yield* Embedder
     const store = yield* MemoryStore
+    const search = yield* MemorySearch
     const facts = yield* Facts.make
     const categorizer = yield* Categorizer.make
 
@@ -293,12 +295,18 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
             writes.map((w) => w.write)
           )
           .pipe(Effect.result)
-        if (Result.isSuccess(together)) return stored(writes)
+        if (Result.isSuccess(together)) {
+          // The search applies them as they commit: a large import leaves the next search no backlog.
+          yield* search.follow(accountId)
+          return stored(writes)
+        }
         yield* retryable(together.failure)
         for (const w of writes) {
           const alone = yield* store.insertMany(accountId, [w.write]).pipe(Effect.result)
-          if (Result.isSuccess(alone)) stored([w])
-          else {
+          if (Result.isSuccess(alone)) {
+            yield* search.follow(accountId)
+            stored([w])
+          } else {
             yield* retryable(alone.failure)
             fail({ line: w.item.line, detail: `could not be stored: ${alone.failure.detail}` })
           }

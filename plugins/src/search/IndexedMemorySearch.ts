@@ -97,6 +97,9 @@ interface AccountState {
   declined: boolean
   /** Whether a snapshot of its graph is due to be taken (see `snapshotSoon`). */
   snapshotDue: boolean
+  /** Whether `follow` is applying this process's commits; and whether more came meanwhile. */
+  following: boolean
+  followAgain: boolean
 }
 
 /**
@@ -182,7 +185,9 @@ export const make = (
           used: 0,
           locked: false,
           declined: false,
-          snapshotDue: false
+          snapshotDue: false,
+          following: false,
+          followAgain: false
         }
         accounts.set(accountId, state)
       }
@@ -418,11 +423,17 @@ export const make = (
         )
       })
 
-    const sync = (accountId: string): Effect.Effect<"index" | "database", StoreError> =>
+    const sync = (accountId: string) => syncAccount(accountId, true)
+
+    /** `sync`; `touch`: the search counts as a use of the account (the coldest is dropped first). */
+    const syncAccount = (
+      accountId: string,
+      touch: boolean
+    ): Effect.Effect<"index" | "database", StoreError> =>
       Effect.suspend(() => {
         if (!indexes(shard, accountId)) return Effect.succeed("database" as const)
         const state = stateOf(accountId)
-        state.used = ++clock
+        if (touch) state.used = ++clock
         return locked(
           state,
           Effect.gen(function* () {
@@ -465,6 +476,44 @@ export const make = (
       })
 
     /**
+     * After this process committed writes to an account: applies them to its index in the
+     * background, as they commit, so a burst of captures leaves the next search nothing to catch up
+     * on (past `backlog` entries behind, a search would read the database while the index caught
+     * up). Only an account whose index serves; one run at a time, and one more after it when more
+     * commits came meanwhile. Other processes' commits are found by the next search, as before.
+     */
+    const follow = (accountId: string) =>
+      Effect.suspend(() => {
+        const state = accounts.get(accountId)
+        if (state === undefined || !state.serving) return Effect.void
+        if (state.following) {
+          state.followAgain = true
+          return Effect.void
+        }
+        state.following = true
+        return Effect.asVoid(
+          Effect.forkIn(
+            Effect.gen(function* () {
+              do {
+                state.followAgain = false
+                yield* syncAccount(accountId, false)
+              } while (state.followAgain && state.serving)
+            }).pipe(
+              Effect.catchCause((cause) =>
+                Effect.logWarning("search index: following a write failed", cause)
+              ),
+              Effect.ensuring(
+                Effect.sync(() => {
+                  state.following = false
+                })
+              )
+            ),
+            scope
+          )
+        )
+      })
+
+    /**
      * The index call when the account's index serves, else the database's; an index that throws is
      * dropped. The database's call is made only when it runs: making it builds its statement (the
      * vector search writes the query vector out as text, about 0.1 ms), which the index needs not.
@@ -489,6 +538,7 @@ export const make = (
 
     const search = makeMemorySearch({
       sync,
+      follow,
       searchVector: (accountId, vector, options) =>
         served(
           accountId,

@@ -242,6 +242,7 @@ export const makeSearch = (
 
   return makeMemorySearch({
     sync: () => Effect.succeed("database"),
+    follow: () => Effect.void,
     searchVector,
     searchText,
     neighbours,

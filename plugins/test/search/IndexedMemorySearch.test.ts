@@ -171,6 +171,51 @@ describe("IndexedMemorySearch", () => {
         })
     )
 
+    it.effect(
+      "follows this process's writes as they commit: after a burst past its backlog, the index still answers",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const sql = yield* SqlClient.SqlClient
+          const dims = pool[0]!.embedding.dimensions
+          const scope = yield* Scope.make()
+          const { search } = yield* IndexedMemorySearch.make(sql, dims, scope, { preload: false, backlog: 6 })
+          const burst = (account: string, follow: boolean) =>
+            Effect.gen(function* () {
+              const memories = Array.from({ length: 24 }, (_, i) => recapture(pool[i % pool.length]!))
+              for (let i = 0; i < memories.length; i += 4) {
+                yield* store.insertMany(
+                  account,
+                  memories.slice(i, i + 4).map((u) => write(u))
+                )
+                if (follow) yield* search.follow(account)
+              }
+              return memories
+            })
+          const followed = yield* newAccount("followed")
+          const unfollowed = yield* newAccount("unfollowed")
+          for (const account of [followed, unfollowed]) {
+            yield* store.insertMany(account, [write(recapture(pool[0]!))])
+            expect(yield* search.sync(account)).toBe("index")
+          }
+          // 24 captures, 4 at a time: six times the backlog a search applies itself.
+          const written = yield* burst(followed, true)
+          yield* burst(unfollowed, false)
+          // The follower runs in the background; it has caught up once it holds the last capture.
+          for (let i = 0; i < 200; i++) {
+            const last = written.at(-1)!
+            const near = yield* search.searchVector(followed, last.embedding.chunks[0]!.vector, {
+              limit: 100
+            })
+            if (near.some((c) => c.umo_id === last.umo_id)) break
+            yield* Effect.sleep("10 millis")
+          }
+          expect(yield* search.sync(followed)).toBe("index")
+          expect(yield* search.sync(unfollowed)).toBe("database")
+          yield* Scope.close(scope, Exit.void)
+        })
+    )
+
     it.effect("holds what a search returns of a memory, and reads a long document's from the store", () =>
       Effect.gen(function* () {
         const store = yield* MemoryStore
