@@ -18,6 +18,12 @@
  *    after it, and until every process has written. With asynchronous replication and with a
  *    synchronous standby; then every acknowledged capture must be there once (with the
  *    synchronous standby: none lost) and every chain valid.
+ *    With `--patroni`, only this part, on a pair that Patroni manages (`scripts/patroni-cluster.sh`:
+ *    two members and an etcd of their own): the leader's node fails (its Patroni and its PostgreSQL
+ *    are killed) and nobody promotes — Patroni does, once the dead leader's key expires; its runs
+ *    are kept apart (`patroni_failover`), beside the manual ones.
+ * 4. With `--citus`, only this: Citus by number of workers, and a rebalance under load, at the
+ *    storage layer (see `scaleout-citus.ts`); kept under `citus`.
  *
  * Parts 2 and 3 need root and Debian's postgresql-common (the cluster tests' needs); a part that
  * cannot run says why, and the results it would replace are kept.
@@ -26,18 +32,34 @@
  *   npm run bench:scaleout -- --cluster-only                       # parts 2 and 3
  *   UMO_BENCH_DATABASE_URL=postgres://… npm run bench:scaleout -- --no-cluster   # part 1
  *   … -- --quick                                                   # 100 memories, 40 searches, one run each
+ *   npm run bench:scaleout -- --patroni                            # part 3 under Patroni only (as root)
+ *   npm run bench:scaleout -- --citus                              # Citus only (as root; --quick: 10,000 captures)
  *   npm run bench:scaleout -- --from-results                       # runs nothing: tables and chart from the saved JSON
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Database, EmbedderChoice, SigningKey, StorageStack } from "@umo/plugins"
 import { auditChains } from "../../server/test/support/Chains.js"
-import { clusterUnavailable, type PgCluster, pgCluster } from "../../server/test/support/PgCluster.js"
+import {
+  clusterUnavailable,
+  type PgCluster,
+  patroniCluster,
+  patroniUnavailable,
+  pgCluster
+} from "../../server/test/support/PgCluster.js"
 import { pool } from "../../server/test/support/Pool.js"
 import { type LiveServer, startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load } from "./recall/LoCoMo.js"
+import {
+  type CitusPart,
+  citusChart,
+  citusFailed,
+  citusTables,
+  citusUnavailable,
+  runCitusPart
+} from "./scaleout-citus.js"
 import { barChart } from "./support/Chart.js"
 import { benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded, turnTexts } from "./support/Corpus.js"
@@ -50,16 +72,28 @@ const clusterOnly = process.argv.includes("--cluster-only")
 const noCluster = process.argv.includes("--no-cluster")
 /** Runs nothing: writes the tables and chart again from the saved results. */
 const fromResults = process.argv.includes("--from-results")
-const runProcesses = !fromResults && !clusterOnly && pgUrl !== undefined
+/** Only the failover, under Patroni. */
+const patroniOnly = process.argv.includes("--patroni")
+/** Only Citus (`scaleout-citus.ts`). */
+const citusOnly = process.argv.includes("--citus")
+const oneOnly = patroniOnly || citusOnly
+const runProcesses = !fromResults && !clusterOnly && !oneOnly && pgUrl !== undefined
 const clusterMissing = clusterUnavailable()
-const runCluster = !fromResults && !noCluster && clusterMissing === undefined
-if (!runProcesses && !clusterOnly && !fromResults)
+const runCluster = !fromResults && !noCluster && !oneOnly && clusterMissing === undefined
+const patroniMissing = patroniOnly && !fromResults ? patroniUnavailable() : undefined
+const runPatroni = patroniOnly && !fromResults && patroniMissing === undefined
+const citusMissing = citusOnly && !fromResults ? citusUnavailable() : undefined
+const runCitus = citusOnly && !fromResults && citusMissing === undefined
+if (!runProcesses && !clusterOnly && !oneOnly && !fromResults)
   console.log(
     "scaleout: one process vs two skipped: set UMO_BENCH_DATABASE_URL (a PostgreSQL database with pgvector)"
   )
-if (!runCluster && !noCluster && !fromResults)
+if (!runCluster && !noCluster && !oneOnly && !fromResults)
   console.log(`scaleout: read replicas and failover skipped: ${clusterMissing}`)
-if (!runProcesses && !runCluster && !fromResults) process.exit(0)
+if (patroniOnly && !runPatroni && !fromResults)
+  console.log(`scaleout: failover under Patroni skipped: ${patroniMissing}`)
+if (citusOnly && !runCitus && !fromResults) console.log(`scaleout: Citus skipped: ${citusMissing}`)
+if (!runProcesses && !runCluster && !runPatroni && !runCitus && !fromResults) process.exit(0)
 
 const perPhase = quick ? 100 : 800
 const queries = quick ? 40 : 200
@@ -359,7 +393,11 @@ const replicaReads = async (): Promise<Array<ReadsRow>> => {
 
 interface FailoverRun {
   readonly replication: "asynchronous" | "synchronous"
-  /** `pg-cluster.sh stop-primary` (an immediate stop), then `promote` (returns once it accepts writes). */
+  /**
+   * `pg-cluster.sh stop-primary` (an immediate stop), then `promote` (returns once it accepts writes).
+   * Under Patroni: `patroni-cluster.sh stop-primary` (the leader's Patroni and PostgreSQL killed),
+   * then until Patroni has promoted the standby (it says it is out of recovery; polled every 100 ms).
+   */
   readonly stop_ms: number
   readonly promote_ms: number
   /** From the primary being down (stop-primary returned) to the first acknowledged capture sent after it. */
@@ -376,13 +414,28 @@ interface FailoverRun {
   readonly chains_valid: boolean
 }
 
+/** Patroni's timing settings (seconds): patroni-cluster.sh's, which the same variables override. */
+interface PatroniSettings {
+  readonly ttl: number
+  readonly loop_wait: number
+  readonly retry_timeout: number
+}
+const currentPatroniSettings = (): PatroniSettings => ({
+  ttl: Number(process.env["UMO_PATRONI_TTL"] ?? 10),
+  loop_wait: Number(process.env["UMO_PATRONI_LOOP_WAIT"] ?? 1),
+  retry_timeout: Number(process.env["UMO_PATRONI_RETRY_TIMEOUT"] ?? 4)
+})
+
 const failoverKeys = Object.fromEntries(
   [0, 1].map((i) => [`umo_bench-failover-${i}-${"0".repeat(22)}`, `failover-${i}`])
 )
 const failoverKeyList = Object.keys(failoverKeys)
 
-const failoverRun = async (synchronous: boolean, run: number): Promise<FailoverRun> => {
-  const cluster = await pgCluster("f", synchronous ? ["--sync"] : [])
+const failoverRun = async (synchronous: boolean, run: number, patroni = false): Promise<FailoverRun> => {
+  const cluster = await (patroni ? patroniCluster : pgCluster)(
+    patroni ? "p" : "f",
+    synchronous ? ["--sync"] : []
+  )
   const servers: Array<LiveServer> = []
   try {
     const env = {
@@ -417,7 +470,7 @@ const failoverRun = async (synchronous: boolean, run: number): Promise<FailoverR
         const record: Attempted = {
           server,
           account,
-          content: `[${synchronous ? "s" : "a"}${run}.${c}.${n}] ${texts[(c * 997 + n) % texts.length]}`,
+          content: `[${patroni ? "p" : ""}${synchronous ? "s" : "a"}${run}.${c}.${n}] ${texts[(c * 997 + n) % texts.length]}`,
           started: performance.now()
         }
         captures.push(record)
@@ -467,7 +520,8 @@ const failoverRun = async (synchronous: boolean, run: number): Promise<FailoverR
     const stopping = performance.now()
     await cluster.script("stop-primary")
     stopAt = performance.now()
-    await cluster.script("promote")
+    // `promote`, or under Patroni: until it has promoted the standby by itself.
+    await cluster.failover()
     const promoted = performance.now()
     await load
 
@@ -537,9 +591,16 @@ interface Results {
     readonly phases?: string | undefined
     readonly reads?: string | undefined
     readonly failover?: string | undefined
+    readonly patroni_failover?: string | undefined
+    readonly citus?: string | undefined
   }
   readonly reads?: ReadonlyArray<ReadsRow>
   readonly failover?: ReadonlyArray<FailoverRun>
+  /** Part 3 under Patroni (`--patroni`), and Patroni's timing settings in those runs. */
+  readonly patroni_failover?: ReadonlyArray<FailoverRun>
+  readonly patroni_settings?: PatroniSettings
+  /** Citus by number of workers and a rebalance under load (`--citus`). */
+  readonly citus?: CitusPart
 }
 
 const previousFile = resultsFile(root, "scaleout", quick, "json")
@@ -558,10 +619,15 @@ const dated = (value: string | undefined) =>
 let phases: ReadonlyArray<Phase> = previous.phases ?? []
 let reads: ReadonlyArray<ReadsRow> = previous.reads ?? []
 let failover: ReadonlyArray<FailoverRun> = previous.failover ?? []
+let patroniFailover: ReadonlyArray<FailoverRun> = previous.patroni_failover ?? []
+let patroniSettings: PatroniSettings | undefined = previous.patroni_settings
+let citus: CitusPart | undefined = previous.citus
 const measured = {
   phases: dated(previous.measured?.phases ?? previous.machine?.date),
   reads: dated(previous.measured?.reads),
-  failover: dated(previous.measured?.failover)
+  failover: dated(previous.measured?.failover),
+  patroni_failover: dated(previous.measured?.patroni_failover),
+  citus: dated(previous.measured?.citus)
 }
 
 if (runProcesses) {
@@ -586,6 +652,23 @@ if (runCluster) {
     }
   failover = runs
   measured.failover = today
+}
+if (runPatroni) {
+  const runs: Array<FailoverRun> = []
+  for (const synchronous of [false, true])
+    for (let run = 0; run < (quick ? 1 : 3); run++) {
+      progress(
+        `scaleout: failover under Patroni, ${synchronous ? "synchronous" : "asynchronous"} standby, run ${run + 1}`
+      )
+      runs.push(await failoverRun(synchronous, run, true))
+    }
+  patroniFailover = runs
+  patroniSettings = currentPatroniSettings()
+  measured.patroni_failover = today
+}
+if (runCitus) {
+  citus = await runCitusPart(root, quick, machine().cores)
+  measured.citus = today
 }
 process.stderr.write("\n")
 
@@ -626,35 +709,56 @@ if (reads.length > 0)
       )
     ].join("\n")
   )
+/** Part 3's table, manual or under Patroni: medians (min–max) per replication mode, sums of counts. */
+const failoverTable = (runs: ReadonlyArray<FailoverRun>, heading: string, synchronousLabel: string) =>
+  [
+    heading,
+    "",
+    "| standby | stop-primary ms | promote ms | stop issued → first acknowledged capture, ms | primary down → first acknowledged capture, ms | primary down → every process wrote, ms | 503s | connection errors | acknowledged | stored | acknowledged but missing | stored twice | chains valid |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...(["asynchronous", "synchronous"] as const).flatMap((mode) => {
+      const mine = runs.filter((f) => f.replication === mode)
+      if (mine.length === 0) return []
+      const sum = (k: keyof FailoverRun) => mine.reduce((n, r) => n + Number(r[k]), 0)
+      return [
+        `| ${mode === "synchronous" ? synchronousLabel : "asynchronous"} | ${span(mine.map((r) => r.stop_ms))} | ${span(mine.map((r) => r.promote_ms))} | ${span(mine.map((r) => r.stop_ms + r.first_write_ms))} | ${span(mine.map((r) => r.first_write_ms))} | ${span(mine.map((r) => r.every_process_ms))} | ${sum("answered_503")} | ${sum("connection_errors")} | ${sum("captures_acknowledged")} | ${sum("captures_stored")} | ${sum("acknowledged_missing")} | ${sum("stored_twice")} | ${mine.every((r) => r.chains_valid) ? "yes" : "NO"} |`
+      ]
+    })
+  ].join("\n")
 if (failover.length > 0)
   tables.push(
-    [
+    failoverTable(
+      failover,
       `Recovering writes after the primary stops (immediate stop, then promote at once; 2 processes, 4 clients capturing; medians (min–max) of ${failover.filter((f) => f.replication === "asynchronous").length} runs)${since(measured.failover)}:`,
-      "",
-      "| standby | stop-primary ms | promote ms | stop issued → first acknowledged capture, ms | primary down → first acknowledged capture, ms | primary down → every process wrote, ms | 503s | acknowledged | stored | acknowledged but missing | stored twice | chains valid |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|",
-      ...(["asynchronous", "synchronous"] as const).flatMap((mode) => {
-        const runs = failover.filter((f) => f.replication === mode)
-        if (runs.length === 0) return []
-        const sum = (k: keyof FailoverRun) => runs.reduce((n, r) => n + Number(r[k]), 0)
-        return [
-          `| ${mode === "synchronous" ? "synchronous (`synchronous_commit = on`)" : "asynchronous"} | ${span(runs.map((r) => r.stop_ms))} | ${span(runs.map((r) => r.promote_ms))} | ${span(runs.map((r) => r.stop_ms + r.first_write_ms))} | ${span(runs.map((r) => r.first_write_ms))} | ${span(runs.map((r) => r.every_process_ms))} | ${sum("answered_503")} | ${sum("captures_acknowledged")} | ${sum("captures_stored")} | ${sum("acknowledged_missing")} | ${sum("stored_twice")} | ${runs.every((r) => r.chains_valid) ? "yes" : "NO"} |`
-        ]
-      })
-    ].join("\n")
+      "synchronous (`synchronous_commit = on`)"
+    )
   )
+if (patroniFailover.length > 0) {
+  const settings = patroniSettings ?? currentPatroniSettings()
+  tables.push(
+    failoverTable(
+      patroniFailover,
+      `Recovering writes when Patroni fails over by itself (patroni-cluster.sh: the leader's Patroni and PostgreSQL killed, nobody promotes; ttl ${settings.ttl} s, loop_wait ${settings.loop_wait} s, retry_timeout ${settings.retry_timeout} s; "promote ms": until Patroni had promoted the standby; 2 processes, 4 clients capturing; medians (min–max) of ${patroniFailover.filter((f) => f.replication === "asynchronous").length} runs)${since(measured.patroni_failover)}:`,
+      "synchronous (Patroni's `synchronous_mode`)"
+    )
+  )
+}
+if (citus !== undefined) tables.push(...citusTables(citus, since(measured.citus)))
 const table = tables.join("\n\n")
 console.log(table)
 
 const results: Results = {
-  benchmark: "scale-out: processes on one PostgreSQL, read replicas, failover",
+  benchmark: "scale-out: processes on one PostgreSQL, read replicas, failover, Citus",
   machine: fromResults && previous.machine !== undefined ? previous.machine : machine(),
   quick,
   memories_per_phase: perPhase,
   measured,
   phases,
   reads,
-  failover
+  failover,
+  patroni_failover: patroniFailover,
+  ...(patroniSettings === undefined ? {} : { patroni_settings: patroniSettings }),
+  ...(citus === undefined ? {} : { citus })
 }
 const categories = [
   ...phases.map((p) => `${p.processes} process${p.processes > 1 ? "es" : ""}`),
@@ -679,7 +783,40 @@ publishResults(
   }),
   table
 )
+// Part 3 in a chart of its own (other units): how long writes were away, promote at once vs Patroni.
+const failoverBars = (["asynchronous", "synchronous"] as const)
+  .flatMap((mode) => [
+    { name: `promote: ${mode.slice(0, 5)}`, runs: failover.filter((f) => f.replication === mode) },
+    { name: `Patroni: ${mode.slice(0, 5)}`, runs: patroniFailover.filter((f) => f.replication === mode) }
+  ])
+  .filter((bar) => bar.runs.length > 0)
+if (failoverBars.length > 0) {
+  const seconds = (pick: (run: FailoverRun) => number) =>
+    failoverBars.map((bar) => median(bar.runs.map(pick)) / 1000)
+  const chart = resultsFile(root, "scaleout-failover", quick, "svg")
+  writeFileSync(
+    chart,
+    barChart({
+      title: "Writes after the primary fails: standby promoted at once vs by Patroni (medians)",
+      yLabel: "seconds after the primary was down",
+      categories: failoverBars.map((bar) => bar.name),
+      series: [
+        { name: "first acknowledged capture", values: seconds((r) => r.first_write_ms) },
+        { name: "every process wrote", values: seconds((r) => r.every_process_ms) }
+      ],
+      reference: { value: 30, label: "target: 30 s" }
+    })
+  )
+  console.log(`wrote ${relative(root, chart)}`)
+}
+// Citus in a chart of its own: captures and searches per second by number of workers.
+if (citus !== undefined && citus.configurations.length > 0) {
+  const chart = resultsFile(root, "scaleout-citus", quick, "svg")
+  writeFileSync(chart, citusChart(citus))
+  console.log(`wrote ${relative(root, chart)}`)
+}
 const failed =
+  citusFailed(citus) ||
   phases.some(
     (p) =>
       !p.chains_valid ||
@@ -687,7 +824,7 @@ const failed =
       p.chain_entries !== p.memories_captured ||
       p.proofs_valid !== p.proofs_checked
   ) ||
-  failover.some(
+  [...failover, ...patroniFailover].some(
     (f) =>
       !f.chains_valid ||
       f.stored_twice > 0 ||
