@@ -41,6 +41,7 @@ import { seeded } from "./support/Corpus.js"
 import { machine } from "./support/Machine.js"
 import { publishResults, resultsFile } from "./support/Results.js"
 import { percentile, round1 } from "./support/Stats.js"
+import { timedSearch } from "./support/TimedSearch.js"
 
 const memories = Number(argument("memories") ?? (quick ? 1_500 : 5_000))
 const label = argument("label") ?? "current"
@@ -140,27 +141,15 @@ interface Searched {
   readonly started: number
 }
 
-/** One search through the API: its time at the client and its `Server-Timing` entries. */
+/** One search through the API, with the stages of its `Server-Timing`. */
 const search = async (baseUrl: string, query: string) => {
-  const started = performance.now()
-  const response = await fetch(`${baseUrl}/v1/memories/query`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ query, limit: 10 })
-  })
-  await response.json()
-  const ms = performance.now() - started
-  if (!response.ok) throw new Error(`search answered ${response.status}`)
-  // "app;dur=61.2, embed;dur=30.1, sync;dur=0.4;desc=index, …": the whole request, then its stages.
-  const timing = [
-    ...(response.headers.get("server-timing") ?? "").matchAll(/([\w-]+);dur=([\d.]+)(?:;desc=([\w-]+))?/g)
-  ].map(([, name, dur, desc]) => ({ name: name!, ms: Number(dur), desc }))
+  const { started, ms, timing, servedBy } = await timedSearch(baseUrl, apiKey, query)
   return {
     started,
     ms,
     server: timing.find((t) => t.name === "app")?.ms ?? Number.NaN,
     embed: timing.find((t) => t.name === "embed")?.ms ?? Number.NaN,
-    servedBy: timing.find((t) => t.name === "sync")?.desc ?? "unknown",
+    servedBy,
     stages: timing.filter((t) => t.name !== "app").map((t) => ({ name: t.name, ms: t.ms }))
   }
 }

@@ -42,6 +42,7 @@ import { rawEmbedder } from "./support/RawEmbedder.js"
 import { publishResults, resultsFile } from "./support/Results.js"
 import * as ScaleCorpus from "./support/ScaleCorpus.js"
 import { percentile, round1 } from "./support/Stats.js"
+import { timedSearch } from "./support/TimedSearch.js"
 
 const sizes = (argument("sizes")?.split(",").map(Number) ?? (quick ? [500] : [1_000, 10_000, 100_000])).sort(
   (a, b) => a - b
@@ -161,23 +162,7 @@ const captureThroughput = async (baseUrl: string) => {
   }
 }
 
-/** One search through the API: its time at the client and its `Server-Timing` entries. */
-const search = async (baseUrl: string, query: string) => {
-  const started = performance.now()
-  const response = await fetch(`${baseUrl}/v1/memories/query`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ query, limit: 10 })
-  })
-  await response.json()
-  const ms = performance.now() - started
-  if (!response.ok) throw new Error(`search answered ${response.status}`)
-  // "app;dur=61.2, embed;dur=30.1, sync;dur=0.4;desc=index, …": the whole request, then its stages.
-  const timing = [
-    ...(response.headers.get("server-timing") ?? "").matchAll(/([\w-]+);dur=([\d.]+)(?:;desc=([\w-]+))?/g)
-  ].map(([, name, dur, desc]) => ({ name: name!, ms: Number(dur), desc }))
-  return { ms, timing, servedBy: timing.find((t) => t.name === "sync")?.desc ?? "unknown" }
-}
+const search = (baseUrl: string, query: string) => timedSearch(baseUrl, apiKey, query)
 
 /**
  * Searches until one is served by the index (`sync;desc=index`), one at a time, half a second
