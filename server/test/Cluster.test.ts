@@ -315,7 +315,9 @@ describe.skipIf(unavailable !== undefined)(
         await other.script("lag", "off")
       }
       console.log(`cluster, refusals at start:\n  ${lines.join("\n  ")}`)
-    }, 120_000)
+      // Five server starts, each with its 10 s wait for a standby: 75 s alone, past 120 s on a
+      // machine also running the Citus and Patroni clusters.
+    }, 240_000)
 
     it("never hides a just-captured memory from its writer while the replica lags, and reads from the replica once it has caught up", async () => {
       explainFailure()
