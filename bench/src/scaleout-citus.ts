@@ -1003,7 +1003,7 @@ export const runCitusPart = async (root: string, quick: boolean, cores: number):
     try {
       const read = await psql(
         target.url,
-        `SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ';' ORDER BY name) FROM pg_settings
+        `SELECT string_agg(name || '=' || current_setting(name), ';' ORDER BY name) FROM pg_settings
          WHERE name IN (${shown.map((s) => `'${s}'`).join(", ")})`
       )
       settings[workers === 0 ? "single node" : "citus nodes"] = read.replaceAll(";", ", ")
