@@ -1,9 +1,10 @@
 import { EmbedderError } from "@umo/core"
 import { Effect } from "effect"
+import { type Cancellable, modelPool } from "../support/ModelCall.js"
 import { workerPool } from "../support/WorkerPool.js"
 
 /** What an embedder's worker module is given to embed: no texts is a warm-up call (the model is loaded). */
-export interface EmbedTask {
+export interface EmbedTask extends Cancellable {
   readonly texts: ReadonlyArray<string>
 }
 
@@ -26,11 +27,11 @@ export interface EmbedderThread {
 export const embedderThread = (base: string, name: string, model: string, workerData: unknown) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
-      Effect.sync(() => workerPool(base, name, { minThreads: 1, maxThreads: 1, workerData })),
-      (pool) => Effect.promise(() => pool.destroy())
+      Effect.sync(() => modelPool(workerPool(base, name, { minThreads: 1, maxThreads: 1, workerData }))),
+      (pool) => Effect.promise(() => pool.close())
     )
     const run = (task: EmbedTask, signal?: AbortSignal) =>
-      pool.run(task, signal ? { signal } : {}) as Promise<Array<Array<number>>>
+      pool.run<EmbedTask, Array<Array<number>>>(task, signal)
     const loading = run({ texts: [] })
     loading.catch(() => undefined)
     const loaded = Effect.asVoid(

@@ -5,6 +5,7 @@
  */
 import { workerData } from "piscina"
 import { localTransformers, sessionOptions } from "../support/LocalTransformers.js"
+import { cancelled } from "../support/ModelCall.js"
 import type { EmbedTask } from "./EmbedderThread.js"
 
 export interface OnnxEmbedderSetup {
@@ -27,6 +28,9 @@ const extract = (await transformers.pipeline("feature-extraction", setup.model, 
   session_options: sessionOptions
 })) as unknown as Extractor
 
-/** The texts' vectors, unit length, in order; no texts is a warm-up call (the model is loaded). */
-export default async ({ texts }: EmbedTask): Promise<Array<Array<number>>> =>
-  texts.length === 0 ? [] : (await extract([...texts], { pooling: setup.pooling, normalize: true })).tolist()
+/** The texts' vectors, unit length, in order; no texts is a warm-up call (the model is loaded),
+ * and none once the caller has given up before it started. */
+export default async ({ texts, ...task }: EmbedTask): Promise<Array<Array<number>>> =>
+  texts.length === 0 || cancelled(task)
+    ? []
+    : (await extract([...texts], { pooling: setup.pooling, normalize: true })).tolist()

@@ -3,6 +3,7 @@
  * earlier memory and the newer one as one input, as training/judge/student.py trained it.
  */
 import { workerData } from "piscina"
+import { type Cancellable, cancelled } from "../support/ModelCall.js"
 import { pairClassifier } from "../support/PairClassifier.js"
 
 export interface LearnedJudgeSetup {
@@ -15,16 +16,22 @@ export interface LearnedJudgeSetup {
   readonly dtype: "int8" | "fp32"
 }
 
-export interface JudgeTask {
+export interface JudgeTask extends Cancellable {
   readonly pairs: ReadonlyArray<{ readonly earlier: string; readonly newer: string }>
 }
 
 const setup = workerData as LearnedJudgeSetup
 const logit = await pairClassifier(setup.modelsDir, setup.model, setup.maxTokens, setup.dtype)
 
-/** Each pair's probability that its newer memory makes the earlier out of date, in order, each scored alone. */
-export default async ({ pairs }: JudgeTask): Promise<Array<number>> => {
+/**
+ * Each pair's probability that its newer memory makes the earlier out of date, in order, each scored
+ * alone; fewer once the caller has given up (the answer is then dropped).
+ */
+export default async (task: JudgeTask): Promise<Array<number>> => {
   const scores: Array<number> = []
-  for (const { earlier, newer } of pairs) scores.push(1 / (1 + Math.exp(-(await logit(earlier, newer)))))
+  for (const { earlier, newer } of task.pairs) {
+    if (cancelled(task)) break
+    scores.push(1 / (1 + Math.exp(-(await logit(earlier, newer)))))
+  }
   return scores
 }

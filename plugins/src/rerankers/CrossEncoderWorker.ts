@@ -3,6 +3,7 @@
  * model synchronously on the thread that calls it, which must not be the event loop.
  */
 import { workerData } from "piscina"
+import { type Cancellable, cancelled } from "../support/ModelCall.js"
 import { pairClassifier } from "../support/PairClassifier.js"
 
 export interface CrossEncoderSetup {
@@ -13,7 +14,7 @@ export interface CrossEncoderSetup {
   readonly maxTokens: number
 }
 
-export interface ScoreTask {
+export interface ScoreTask extends Cancellable {
   readonly query: string
   readonly passages: ReadonlyArray<string>
 }
@@ -21,9 +22,15 @@ export interface ScoreTask {
 const setup = workerData as CrossEncoderSetup
 const logit = await pairClassifier(setup.modelsDir, setup.model, setup.maxTokens)
 
-/** The passages' logits for the query, in order, each scored alone; no passages is a warm-up call. */
-export default async ({ query, passages }: ScoreTask): Promise<Array<number>> => {
+/**
+ * The passages' logits for the query, in order, each scored alone; no passages is a warm-up call.
+ * Fewer once the caller has given up (the answer is then dropped).
+ */
+export default async (task: ScoreTask): Promise<Array<number>> => {
   const scores: Array<number> = []
-  for (const passage of passages) scores.push(await logit(query, passage))
+  for (const passage of task.passages) {
+    if (cancelled(task)) break
+    scores.push(await logit(task.query, passage))
+  }
   return scores
 }

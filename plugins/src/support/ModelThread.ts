@@ -1,5 +1,6 @@
 import { Config, Effect, Schema } from "effect"
 import type { Piscina } from "piscina"
+import { type ModelPool, modelPool } from "./ModelCall.js"
 import { workerPool } from "./WorkerPool.js"
 
 /** What `UMO_MODEL_IDLE_SECONDS` is when unset. */
@@ -29,9 +30,9 @@ export interface ModelThread<Task, Out> {
  * ended once it has been idle for `idleSeconds` (the next call starts it again, loading the model
  * as the first did). Piscina ends only a thread with no call under way; closing with the scope
  * waits for the calls under way too: a thread ended while onnxruntime loads or runs a model takes
- * the process down with it (SIGABRT).
+ * the process down with it (SIGABRT), so a caller that gives up never ends it (`modelPool`).
  */
-export const modelThread = <Task, Out>(
+export const modelThread = <Task extends object, Out>(
   base: string,
   name: string,
   workerData: unknown,
@@ -39,25 +40,23 @@ export const modelThread = <Task, Out>(
 ) =>
   Effect.gen(function* () {
     const threads = yield* Effect.acquireRelease(
-      Effect.sync(() => ({ pool: undefined as Piscina | undefined, running: new Set<Promise<unknown>>() })),
-      ({ pool, running }) =>
-        Effect.promise(async () => {
-          await Promise.allSettled(running)
-          await pool?.destroy()
-        })
+      Effect.sync(() => ({
+        pool: undefined as Piscina | undefined,
+        calls: undefined as ModelPool | undefined
+      })),
+      ({ calls }) => Effect.promise(async () => calls?.close())
     )
     const run = (task: Task, signal: AbortSignal): Promise<Out> => {
-      threads.pool ??= workerPool(base, name, {
-        minThreads: idle === 0 ? 1 : 0,
-        maxThreads: 1,
-        idleTimeout: idle === 0 ? Number.POSITIVE_INFINITY : idle * 1000,
-        workerData
-      })
-      const call = threads.pool.run(task, { signal }) as Promise<Out>
-      threads.running.add(call)
-      const done = () => threads.running.delete(call)
-      call.then(done, done)
-      return call
+      if (threads.calls === undefined) {
+        threads.pool = workerPool(base, name, {
+          minThreads: idle === 0 ? 1 : 0,
+          maxThreads: 1,
+          idleTimeout: idle === 0 ? Number.POSITIVE_INFINITY : idle * 1000,
+          workerData
+        })
+        threads.calls = modelPool(threads.pool)
+      }
+      return threads.calls.run<Task, Out>(task, signal)
     }
     return { run, loaded: () => (threads.pool?.threads.length ?? 0) > 0 } satisfies ModelThread<Task, Out>
   })
