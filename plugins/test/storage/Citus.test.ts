@@ -145,6 +145,47 @@ describe.skipIf(unavailable !== undefined)(
           })
         )
 
+        it.effect("keeps BM25's term statistics with writes routed on the workers, equal to a count", () =>
+          Effect.gen(function* () {
+            const accounts = yield* AccountStore
+            const store = yield* MemoryStore
+            const pool = yield* capturedPool
+            const account = (yield* accounts.ensureAccount(`terms-${crypto.randomUUID()}`)).account_id
+            for (let i = 0; i < 8; i++) yield* store.insert(account, recapture(pool[i % pool.length]!))
+            // The trigger's routed version (one multi-row INSERT … VALUES per table) is on every worker.
+            const routed = yield* Effect.promise(() =>
+              cluster.query(
+                cluster.coordinatorPort,
+                `SELECT string_agg(result, ' ') FROM run_command_on_workers(
+                   $$SELECT count(*) FROM pg_proc WHERE proname = 'memories_search_stats'
+                     AND prosrc LIKE '%umo: routed on Citus%'$$)`
+              )
+            )
+            expect(routed).toBe(cluster.workerPorts.map(() => "1").join(" "))
+            // What the trigger kept, against a count over the memories themselves.
+            const mismatches = yield* Effect.promise(() =>
+              cluster.query(
+                cluster.coordinatorPort,
+                `WITH counted AS (
+                   SELECT u.lexeme, count(*) AS documents FROM memories m, unnest(m.search) u
+                   WHERE m.account_id = '${account}' GROUP BY 1),
+                 kept AS (SELECT lexeme, documents FROM search_terms WHERE account_id = '${account}')
+                 SELECT (SELECT count(*) FROM counted FULL JOIN kept USING (lexeme)
+                         WHERE counted.documents IS DISTINCT FROM kept.documents)
+                   || ' ' || (SELECT count(*) FROM counted)
+                   || ' ' || (SELECT count(*) = (SELECT sum(documents) FROM counted)
+                              FROM search_postings WHERE account_id = '${account}')
+                   || ' ' || (SELECT documents FROM search_totals WHERE account_id = '${account}')`
+              )
+            )
+            const [wrong, terms, postings, documents] = mismatches.split(" ")
+            expect(wrong).toBe("0")
+            expect(Number(terms)).toBeGreaterThan(10)
+            expect(postings).toBe("true")
+            expect(documents).toBe("8")
+          })
+        )
+
         it("ran every statement of the storage contract on one shard group, but the deliberate fan-outs", () => {
           const statements = multiShardStatements(cluster.log, logFrom)
           const unexpected = statements.filter((s) => !deliberateFanOuts.some(([pattern]) => pattern.test(s)))
