@@ -20,6 +20,7 @@ import {
   customCategoriesOf,
   expiryOf,
   type FieldRule,
+  inMem0Words,
   instantOf,
   invalid,
   isObject,
@@ -93,7 +94,10 @@ const decodeCapture = decodeRequest(CaptureRequest, "request body")
 
 /** UMO names the run a session, and the expiration date `expires_at`: a refusal names them as the caller did. */
 const asMem0Names = (detail: string) =>
-  detail.replace(/\bsession_id\b/g, "run_id").replace(/\bexpires_at\b/g, "expiration_date")
+  inMem0Words(detail, [
+    [/\bsession_id\b/g, "run_id"],
+    [/\bexpires_at\b/g, "expiration_date"]
+  ])
 
 /** The batch's items: one capture per message, checked first, so an add is stored whole or refused whole. */
 const itemsOf = (body: Readonly<Record<string, unknown>>) =>

@@ -3,9 +3,9 @@
  * one call of the Memory service: all of them changed or deleted, or none, with UMO's receipts.
  * @module
  */
-import { InvalidRequest, Memory } from "@umo/memory"
+import { Memory } from "@umo/memory"
 import { Effect } from "effect"
-import { checkFields, clientDefaults, invalid, isObject } from "./Mem0Fields.js"
+import { checkFields, clientDefaults, invalid, isObject, refusalInMem0Words } from "./Mem0Fields.js"
 import type { Mem0Call } from "./Mem0Request.js"
 
 /** The body's `memories`: a list of objects, each with a `memory_id` (and, to update, `text` or `metadata`). */
@@ -26,12 +26,10 @@ const memoriesOf = (body: Readonly<Record<string, unknown>>, fields: ReadonlyArr
   })
 
 /** UMO names a change's place `updates.<i>`, its text `content`: a refusal names them as the caller did. */
-const asMem0Words = <E>(error: E): E | InvalidRequest =>
-  error instanceof InvalidRequest
-    ? new InvalidRequest({
-        detail: error.detail.replace(/\bupdates\.(\d+)/g, "memories.$1").replace(/\bcontent\b/g, "text")
-      })
-    : error
+const asMem0Words = refusalInMem0Words([
+  [/\bupdates\.(\d+)/g, "memories.$1"],
+  [/\bcontent\b/g, "text"]
+])
 
 /**
  * `batch_update`: each memory's new text (and metadata) as a new version superseding it, all in one

@@ -5,7 +5,7 @@
  * Mem0's ways of writing a time, read into UMO's RFC 3339.
  * @module
  */
-import { parseTimestamp } from "@umo/memory"
+import { InvalidRequest, parseTimestamp } from "@umo/memory"
 import { Data, Result } from "effect"
 
 /** A request the Mem0 face refuses, with its status and the `{detail}` its clients show. */
@@ -13,6 +13,19 @@ export class Mem0Refused extends Data.TaggedError("Mem0Refused")<{
   readonly status: number
   readonly detail: string
 }> {}
+
+/**
+ * A refusal's text with UMO's names of fields put back as the Mem0 caller wrote them (`names`:
+ * UMO's word, or a pattern, to the caller's), so the `{detail}` names the field the caller sent.
+ */
+export const inMem0Words = (detail: string, names: ReadonlyArray<readonly [RegExp, string]>) =>
+  names.reduce((text, [umo, mem0]) => text.replace(umo, mem0), detail)
+
+/** `inMem0Words` over a refused call of the Memory service (other errors pass unchanged). */
+export const refusalInMem0Words =
+  (names: ReadonlyArray<readonly [RegExp, string]>) =>
+  <E>(error: E): E | InvalidRequest =>
+    error instanceof InvalidRequest ? new InvalidRequest({ detail: inMem0Words(error.detail, names) }) : error
 
 /** A Mem0 feature UMO does not have: 422 naming the field. */
 export const unsupported = (field: string, why?: string) =>

@@ -4,7 +4,7 @@
  * users (UMO's scopes) and delete users (erasing a scope).
  * @module
  */
-import { InvalidRequest, Memory, type Results } from "@umo/memory"
+import { Memory, type Results } from "@umo/memory"
 import { Effect } from "effect"
 import {
   checkFields,
@@ -13,6 +13,7 @@ import {
   instantOf,
   invalid,
   isObject,
+  refusalInMem0Words,
   unsupported
 } from "./Mem0Fields.js"
 import { queryObject } from "./Mem0Memories.js"
@@ -89,12 +90,10 @@ export const update: Mem0Call = (request) =>
   })
 
 /** UMO's `content` is the `text` the caller sent, and its `expires_at` the `expiration_date`. */
-const asMem0Words = <E>(error: E): E | InvalidRequest =>
-  error instanceof InvalidRequest
-    ? new InvalidRequest({
-        detail: error.detail.replace(/\bcontent\b/g, "text").replace(/\bexpires_at\b/g, "expiration_date")
-      })
-    : error
+const asMem0Words = refusalInMem0Words([
+  [/\bcontent\b/g, "text"],
+  [/\bexpires_at\b/g, "expiration_date"]
+])
 
 /** The versions a memory superseded, and those they superseded, in turn (Mem0's linked memories). */
 const olderVersions = (id: string, versions: ReadonlyArray<Results.MemoryRecord>) => {
