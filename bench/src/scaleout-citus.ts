@@ -42,7 +42,7 @@ import { Database, normalizeText, SigningKey, StorageStack } from "@umo/plugins"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeSearch } from "../../plugins/src/storage/SqlMemorySearch.js"
-import { citusUnavailable } from "../../plugins/test/storage/CitusCluster.js"
+import { citusUnavailable, field } from "../../plugins/test/storage/CitusCluster.js"
 import { pipeline, recapture } from "../../plugins/test/storage/fixtures.js"
 import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, progress } from "./support/Cli.js"
@@ -408,12 +408,6 @@ const singleNode = async (): Promise<Target> => {
       await psql(admin, `DROP DATABASE IF EXISTS ${singleDatabase} WITH (FORCE)`)
     }
   }
-}
-
-const field = (output: string, name: string) => {
-  const line = output.split("\n").find((l) => l.startsWith(`${name}=`))
-  if (line === undefined) throw new Error(`citus-cluster.sh printed no ${name}: ${output}`)
-  return line.slice(name.length + 1)
 }
 
 /**

@@ -40,9 +40,10 @@ export interface CitusCluster {
   readonly down: () => Promise<void>
 }
 
-const field = (output: string, name: string) => {
+/** The value of a `NAME=value` line a cluster script printed (its way of telling ports and URLs). */
+export const field = (output: string, name: string) => {
   const line = output.split("\n").find((l) => l.startsWith(`${name}=`))
-  if (line === undefined) throw new Error(`citus-cluster.sh printed no ${name}: ${output}`)
+  if (line === undefined) throw new Error(`the cluster script printed no ${name}:\n${output}`)
   return line.slice(name.length + 1)
 }
 

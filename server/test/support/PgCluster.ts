@@ -14,6 +14,7 @@ import { existsSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
+import { field } from "../../../plugins/test/storage/CitusCluster.js"
 import { freePort } from "./ServerProcess.js"
 
 const run = promisify(execFile)
@@ -170,13 +171,8 @@ const build = async (patroni: boolean, tag: string, options: ReadonlyArray<strin
     if (p === s) continue
     try {
       const printed = await script("up", ...options, "--primary-port", String(p), "--standby-port", String(s))
-      const field = (name: string) => {
-        const value = new RegExp(`^${name}=(.*)$`, "m").exec(printed)?.[1]
-        if (value === undefined) throw new Error(`${path} up printed no ${name}:\n${printed}`)
-        return value
-      }
-      const primaryPort = Number(field("PRIMARY_PORT"))
-      const standbyPort = Number(field("STANDBY_PORT"))
+      const primaryPort = Number(field(printed, "PRIMARY_PORT"))
+      const standbyPort = Number(field(printed, "STANDBY_PORT"))
       const query = async (port: number, sql: string) =>
         (
           await run(
@@ -203,8 +199,8 @@ const build = async (patroni: boolean, tag: string, options: ReadonlyArray<strin
       return {
         primaryPort,
         standbyPort,
-        primaryUrl: field("PRIMARY_URL"),
-        standbyUrl: field("STANDBY_URL"),
+        primaryUrl: field(printed, "PRIMARY_URL"),
+        standbyUrl: field(printed, "STANDBY_URL"),
         bothUrl: `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/umo`,
         script,
         failover: patroni
