@@ -12,6 +12,7 @@ import { askedFacts } from "./FactQuestions.js"
 import { statedFacts } from "./Facts.js"
 import { namesRelative, speaksOf } from "./FactTopics.js"
 import * as SlotSense from "./SlotSense.js"
+import { runNlp } from "./Workers.js"
 
 /** Whether captures read facts with the slot sense besides the rules (`UMO_SLOT_SENSE`, default true). */
 export const slotSenseConfig = Config.Boolean("UMO_SLOT_SENSE").pipe(Config.withDefault(true))
@@ -33,7 +34,10 @@ export const make = (embed: SlotSense.Embed | undefined): Effect.Effect<FactFind
       stated: statedFacts,
       read: (text) =>
         Effect.gen(function* () {
-          const rules = statedFacts(text)
+          // A worker's failure reads them here: the rules are the same function either way.
+          const rules = yield* runNlp("facts", statedFacts, text).pipe(
+            Effect.orElseSucceed(() => statedFacts(text))
+          )
           const sense = yield* ready.pipe(Effect.orElseSucceed(() => SlotSense.silent))
           return [...rules, ...(yield* sense.facts(text, rules))]
         }),

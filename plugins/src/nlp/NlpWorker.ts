@@ -4,13 +4,17 @@
  */
 import { findEnrichment } from "./Enrich.js"
 import { findEntities } from "./Entities.js"
+import { statedFacts } from "./Facts.js"
+import { readNormalized } from "./Normalize.js"
 import { findTriples } from "./SvoTriples.js"
 import type { TaskMessage, TaskName } from "./Workers.js"
 
 export const tasks = {
+  normalized: readNormalized,
   entities: findEntities,
   triples: findTriples,
-  enrichment: findEnrichment
+  enrichment: findEnrichment,
+  facts: statedFacts
 } satisfies Record<TaskName, (...args: never) => unknown>
 
 export default ({ task, args }: TaskMessage) =>

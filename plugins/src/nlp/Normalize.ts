@@ -2,6 +2,7 @@ import { addMessage, type Draft, makePlugin, type Plugin, type Sentence } from "
 import { Effect } from "effect"
 import { franc } from "franc-min"
 import { its, readWink } from "./Engines.js"
+import { runNlp } from "./Workers.js"
 
 // C0/C1 control characters except tab and newline, plus zero-width space and BOM. Zero-width
 // joiners stay: they are part of emoji sequences.
@@ -53,18 +54,27 @@ export const splitSentences = (text: string): ReadonlyArray<Sentence> => {
 /** ISO 639-3 code of the text's language, or `und` when the text is too short to tell. */
 export const guessLanguage = (text: string): string => franc(text, { minLength: 24 })
 
-/** The normalize stage: normalized content, its sentences and a language guess. */
+/** A text normalized, its language guessed and its sentences found: the normalize stage's reading. */
+export const readNormalized = (text: string) => {
+  const content = normalizeText(text)
+  return content.length === 0
+    ? { content, language: "und", sentences: [] }
+    : { content, language: guessLanguage(content), sentences: splitSentences(content) }
+}
+
+/**
+ * The normalize stage: normalized content, its sentences and a language guess (on an NLP worker
+ * when the text is long or this thread has spent its turn's budget: see `runNlp`).
+ */
 export const normalize = (): Plugin =>
   makePlugin({
     name: "normalize",
     version: "1.0.0",
     stage: "normalize",
     run: (draft: Draft) =>
-      Effect.sync(() => {
-        const content = normalizeText(draft.content)
+      Effect.map(runNlp("normalized", readNormalized, draft.content), ({ content, language, sentences }) => {
         if (content.length === 0) return addMessage(draft, "fatal", "content has no visible characters")
-        const language = guessLanguage(content)
-        const next: Draft = { ...draft, content, language, sentences: splitSentences(content) }
+        const next: Draft = { ...draft, content, language, sentences }
         return language !== "eng" && language !== "und"
           ? addMessage(next, "warning", `language looks like "${language}"; extraction is tuned for English`)
           : next
