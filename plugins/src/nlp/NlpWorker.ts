@@ -17,5 +17,12 @@ export const tasks = {
   facts: statedFacts
 } satisfies Record<TaskName, (...args: never) => unknown>
 
-export default ({ task, args }: TaskMessage) =>
-  (tasks[task] as (...a: ReadonlyArray<unknown>) => unknown)(...args)
+/** Each call's result, or why it failed: one call's failure fails none of the others. */
+export default ({ calls }: TaskMessage) =>
+  calls.map(({ task, args }) => {
+    try {
+      return { ok: (tasks[task] as (...a: ReadonlyArray<unknown>) => unknown)(...args) }
+    } catch (cause) {
+      return { failed: String(cause) }
+    }
+  })

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os"
 import { PluginFailure } from "@umo/core"
-import { Effect } from "effect"
+import { Effect, Exit, Request, RequestResolver } from "effect"
 import type { Piscina } from "piscina"
 import { workerPool } from "../support/WorkerPool.js"
 
@@ -11,16 +11,21 @@ import { workerPool } from "../support/WorkerPool.js"
  */
 export type TaskName = "normalized" | "entities" | "triples" | "enrichment" | "facts"
 
-/** What a worker is sent: a task and its arguments (plain data: a worker's arguments are copied). */
-export interface TaskMessage {
+/** One task and its arguments (plain data: a worker's arguments are copied). */
+export interface TaskCall {
   readonly task: TaskName
   readonly args: ReadonlyArray<unknown>
 }
 
+/** What a worker is sent: calls it answers in order, each with its result or its failure. */
+export interface TaskMessage {
+  readonly calls: ReadonlyArray<TaskCall>
+}
+
 /**
- * Texts this long or longer are read in a worker thread; shorter ones on the calling thread,
- * where they take a few milliseconds and a hop to a worker would cost about as much (unless this
- * turn of the event loop has spent its budget: see `inlineBudgetMs`).
+ * Texts of this many characters or more (one long text, or the texts of many calls made at once)
+ * are read in a worker thread; fewer on the calling thread, where they take a few milliseconds
+ * and a hop to a worker would cost about as much.
  */
 export const offloadChars = 2_000
 
@@ -38,55 +43,92 @@ const workers = () => {
   return pool
 }
 
-/**
- * Main-thread time short texts' NLP may take in one turn of the event loop; past it, the turn's
- * next texts go to a worker. One short text takes a few milliseconds here, but a batch of 100 took
- * 1.1–1.9 s in one stretch (profiled during a burst of `/v1/batch` captures), and `/health`, every
- * search and every database reply waited behind it. A single capture stays on this thread.
- */
-export const inlineBudgetMs = 15
+/** Messages sent to the NLP workers so far, and the calls they held (for tests). */
+export const sent = { messages: 0, calls: 0 }
 
-let spentThisTurn = 0
-let turnEnding = false
-/** How many short texts went to a worker because this turn's budget was spent (for tests). */
-export let offloadedShort = 0
-
-const inline = <R>(here: () => R): R => {
-  const started = performance.now()
-  try {
-    return here()
-  } finally {
-    spentThisTurn += performance.now() - started
-    if (!turnEnding) {
-      turnEnding = true
-      // Runs once the event loop has turned: the stretch of work that spent the budget is over.
-      setImmediate(() => {
-        spentThisTurn = 0
-        turnEnding = false
-      })
-    }
-  }
+interface NlpCall extends Request.Request<unknown, PluginFailure> {
+  readonly _tag: "NlpCall"
+  readonly call: TaskCall
+  readonly here: (...args: ReadonlyArray<unknown>) => unknown
 }
+const NlpCall = Request.tagged<NlpCall>("NlpCall")
+
+const failure = (task: string, cause: unknown) =>
+  new PluginFailure({ reason: "Failed", message: `NLP worker failed on ${task}: ${String(cause)}` })
+
+/** The calls of one message to a worker, answered together. */
+const onWorker = (entries: ReadonlyArray<Request.Entry<NlpCall>>) =>
+  Effect.tryPromise({
+    try: (signal) => {
+      sent.messages += 1
+      sent.calls += entries.length
+      const message: TaskMessage = { calls: entries.map((e) => e.request.call) }
+      return workers().run(message, { signal }) as Promise<Array<{ ok: unknown } | { failed: string }>>
+    },
+    catch: (cause) => failure(entries.map((e) => e.request.call.task).join(", "), cause)
+  }).pipe(
+    Effect.map((results) =>
+      entries.forEach((entry, i) => {
+        const result = results[i]!
+        entry.completeUnsafe(
+          "ok" in result
+            ? Exit.succeed(result.ok)
+            : Exit.fail(failure(entry.request.call.task, result.failed))
+        )
+      })
+    ),
+    Effect.catch((error) =>
+      Effect.sync(() => {
+        for (const entry of entries) entry.completeUnsafe(Exit.fail(error))
+      })
+    )
+  )
+
+/**
+ * The NLP calls made at the same time (the items of a batch capture reach each stage together)
+ * are answered together. Few characters in all: here, at once. More: on the workers, split over
+ * them by length, and every call is answered once all are, so the batch's items go on in step
+ * (the embedder then embeds them together too). A batch of 100 short captures used to read its
+ * entities on the main thread in one stretch of 1.1–1.9 s (profiled during a burst of
+ * `/v1/batch`), while `/health`, every search and every database reply waited behind it.
+ */
+const resolver = RequestResolver.make<NlpCall>((entries) => {
+  const length = (entry: Request.Entry<NlpCall>) => (entry.request.call.args[0] as string).length
+  const chars = entries.reduce((sum, entry) => sum + length(entry), 0)
+  if (chars < offloadChars)
+    return Effect.sync(() =>
+      entries.forEach((entry) => {
+        let exit: Exit.Exit<unknown, PluginFailure>
+        try {
+          exit = Exit.succeed(entry.request.here(...entry.request.call.args))
+        } catch (cause) {
+          exit = Exit.fail(failure(entry.request.call.task, cause))
+        }
+        entry.completeUnsafe(exit)
+      })
+    )
+  const parts = Math.min(entries.length, Math.max(1, availableParallelism()), Math.ceil(chars / offloadChars))
+  const groups: Array<Array<Request.Entry<NlpCall>>> = Array.from({ length: parts }, () => [])
+  const loads = new Array<number>(parts).fill(0)
+  for (const entry of [...entries].sort((a, b) => length(b) - length(a))) {
+    const lightest = loads.indexOf(Math.min(...loads))
+    groups[lightest]!.push(entry)
+    loads[lightest]! += length(entry)
+  }
+  return Effect.asVoid(Effect.all(groups.map(onWorker), { concurrency: "unbounded" }))
+})
 
 /**
  * Runs NLP task `task` (the function `here`, which NlpWorker.ts names `task`) over a text, its
- * first argument: in a worker when the text is long or this turn of the event loop has already
- * spent `inlineBudgetMs` on NLP, on this thread otherwise. Either way the result is the same
- * function's; a worker that fails is a plugin failure.
+ * first argument: here or in a worker, with the calls made at the same time (see `resolver`).
+ * Either way the result is the same function's; a worker that fails is a plugin failure.
  */
 export const runNlp = <A extends ReadonlyArray<unknown>, R>(
   task: TaskName,
   here: (...args: A) => R,
   ...args: A
 ): Effect.Effect<R, PluginFailure> =>
-  Effect.suspend(() => {
-    const short = (args[0] as string).length < offloadChars
-    if (short && spentThisTurn < inlineBudgetMs) return Effect.sync(() => inline(() => here(...args)))
-    if (short) offloadedShort += 1
-    const message: TaskMessage = { task, args }
-    return Effect.tryPromise({
-      try: (signal) => workers().run(message, { signal }) as Promise<R>,
-      catch: (cause) =>
-        new PluginFailure({ reason: "Failed", message: `NLP worker failed on ${task}: ${String(cause)}` })
-    })
-  })
+  Effect.request(
+    NlpCall({ call: { task, args }, here: here as (...args: ReadonlyArray<unknown>) => unknown }),
+    resolver
+  ) as Effect.Effect<R, PluginFailure>
