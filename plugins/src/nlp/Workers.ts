@@ -54,7 +54,7 @@ interface NlpCall extends Request.Request<unknown, PluginFailure> {
 const NlpCall = Request.tagged<NlpCall>("NlpCall")
 
 const failure = (task: string, cause: unknown) =>
-  new PluginFailure({ reason: "Failed", message: `NLP worker failed on ${task}: ${String(cause)}` })
+  new PluginFailure({ reason: "Failed", message: `NLP failed on ${task}: ${String(cause)}` })
 
 /** The calls of one message to a worker, answered together. */
 const onWorker = (entries: ReadonlyArray<Request.Entry<NlpCall>>) =>
