@@ -16,7 +16,7 @@ import {
   Semaphore
 } from "effect"
 import type { SqlClient } from "effect/sql"
-import { pinEmbedder } from "../storage/EmbedderPin.js"
+import { pinEmbedder, settleVectorGraph } from "../storage/EmbedderPin.js"
 import { readClient } from "../storage/ReadReplicas.js"
 import { makeSearch } from "../storage/SqlMemorySearch.js"
 import { AccountIndex, type IndexedRow } from "./AccountIndex.js"
@@ -654,6 +654,7 @@ export const layer = (options: IndexOptions = {}) =>
       const sql = yield* readClient
       const pinned = yield* pinEmbedder((yield* Embedder).model)
       const enabled = yield* Config.Boolean("UMO_SEARCH_INDEX").pipe(Config.withDefault(true))
+      yield* settleVectorGraph(pinned.dimensions, enabled)
       if (!enabled) {
         const search = makeSearch(sql, pinned.dimensions)
         const off = SearchIndex.of({

@@ -12,7 +12,7 @@ import {
 } from "@umo/core"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
-import { pinEmbedder } from "./EmbedderPin.js"
+import { keepVectorGraph, pinEmbedder } from "./EmbedderPin.js"
 import { readClient } from "./ReadReplicas.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
 import { filterSql } from "./SqlFilter.js"
@@ -257,6 +257,7 @@ export const layer = Layer.effect(
   MemorySearch,
   Effect.gen(function* () {
     const pinned = yield* pinEmbedder((yield* Embedder).model)
+    yield* keepVectorGraph(pinned.dimensions, true)
     return makeSearch(yield* readClient, pinned.dimensions)
   })
 )
