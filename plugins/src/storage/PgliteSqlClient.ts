@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { Results } from "@electric-sql/pglite"
-import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Effect, Layer, type Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection } from "effect/sql"
 import {
@@ -20,6 +20,7 @@ import {
 import { workerScript } from "../support/WorkerPool.js"
 import { holdDataDir } from "./DataDirLock.js"
 import type { PgliteOp, PgliteResponse } from "./PgliteWorker.js"
+import { makeTurnLock } from "./TurnLock.js"
 
 export interface PgliteOptions {
   /** Directory of the database files; omitted, the database lives in memory. */
@@ -191,8 +192,9 @@ const commit = (connection: SqlConnection.Connection) =>
 
 /**
  * An Effect `SqlClient` over PGlite, with pgvector loaded. PGlite runs one query at a time on a
- * single connection, so one semaphore guards it: a transaction holds it from BEGIN to COMMIT, and
- * every other statement waits for it, so concurrent fibers never interleave inside a transaction.
+ * single connection, so one lock guards it (`TurnLock`: single statements before transactions): a
+ * transaction holds it from BEGIN to COMMIT, and every other statement waits for it, so
+ * concurrent fibers never interleave inside a transaction.
  * PGlite works on a thread of its own, so this thread's event loop answers while a query runs; the
  * lock on `dataDir` stays here. Closing the scope closes the database and ends that thread.
  */
@@ -216,7 +218,14 @@ export const make = (options: PgliteOptions = {}) =>
       }),
       (db) => Effect.promise(() => db.close())
     )
-    const semaphore = yield* Semaphore.make(1)
+    const turns = makeTurnLock()
+    // Effect's acquirers for one connection take a semaphore and use two of its calls: a lease
+    // (`takeScoped`) for transactions and streams, a borrow (`withPermit`) for each single statement.
+    const semaphore = {
+      takeScoped: () => turns.take(false),
+      withPermit: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.scoped(Effect.andThen(turns.take(true), effect))
+    } as Pick<Semaphore.Semaphore, "takeScoped" | "withPermit"> as Semaphore.Semaphore
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.succeed(makeConnection(db)),
       semaphore
