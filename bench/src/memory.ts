@@ -10,6 +10,7 @@
  *   npm run bench:memory -- --pglite-max 0      # no PGlite stages beyond at rest
  *   npm run bench:memory -- --database-url postgres://…/empty_db   # a given empty database (else one is made)
  *   npm run bench:memory -- --no-build          # skip `npm run build` (server/dist as it is)
+ *   npm run bench:memory -- --api-load 10000    # only: PGlite filled through the API (right after, idle, restarted)
  *
  * A stage: `npm start` with PORT and UMO_DATA_DIR (PGlite) or DATABASE_URL, the API key read
  * from what it prints on first start; at rest one memory captured through the API, else the
@@ -18,7 +19,10 @@
  * deployment restarts on its data, and then once more: the first start builds the account's vector
  * graph and saves its snapshot, the second takes the snapshot up (how long until the index serves,
  * both ways). Then: until `GET /health` says the index serves the account, one search, one ask,
- * idle, measured. A run replaces the stages or the parts it measured and keeps the others.
+ * idle, measured. `--api-load N` instead fills a new PGlite store through `POST /v1/batch` (LoCoMo
+ * turns, 100 a call, 2 in flight, as bench:burst) and measures it the moment the last batch is
+ * acknowledged, then idle as every stage, then restarted on its data. A run replaces the stages
+ * (by name) or the parts it measured and keeps the others.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -27,11 +31,12 @@ import { join } from "node:path"
 import { Database } from "@umo/plugins"
 import { Effect, type Layer } from "effect"
 import type { SqlClient } from "effect/sql"
+import { call } from "./memory/NpmServer.js"
 import { bareNodeKb, measureParts, type PartRow } from "./memory/Parts.js"
 import { mb } from "./memory/ProcessTree.js"
 import { chart, partsTable, stagesTable } from "./memory/Report.js"
 import { measureStage, type SourceState, type StageRow } from "./memory/Stages.js"
-import { dataDir } from "./recall/LoCoMo.js"
+import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
 import { argument, benchSigningKey, progress, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
 import { publishResults, resultsFile } from "./support/Results.js"
@@ -48,6 +53,8 @@ const rebuildFrom = 50_000
 const turns = join(dataDir(root), "turns.jsonl")
 /** `UMO_INDEX_MEMORY_MB` for the servers (default theirs, 1,024: too small for a million memories). */
 const indexBudgetMb = argument("index-budget-mb")
+/** Memories to capture through the API (`--api-load`); 0: the usual stages. */
+const apiLoad = Number(argument("api-load") ?? 0)
 
 /**
  * The sources now: HEAD, whether the packages' sources differ from it, and when their dist was
@@ -76,7 +83,7 @@ if (!process.argv.includes("--no-build")) {
 const built = sourceState()
 const source = () => ({ ...built, dist_rebuilt_since: sourceState().dist_built !== built.dist_built })
 
-const parts: Array<PartRow> = onlyStages ? [] : measureParts(root, turns, sizes, idleSeconds)
+const parts: Array<PartRow> = onlyStages || apiLoad > 0 ? [] : measureParts(root, turns, sizes, idleSeconds)
 const bareNodeMb = mb(bareNodeKb())
 
 // The corpus embeds LoCoMo's turns once (cached in .cache/bench); made only when a stage loads.
@@ -147,7 +154,65 @@ const grow = async (
   }
 }
 
-if (!onlyParts) {
+/** LoCoMo turns through `POST /v1/batch`, 100 a call, 2 calls in flight; the seconds it took. */
+const loadThroughApi = async (baseUrl: string, key: string, count: number) => {
+  const { turns: all } = load(dataDir(root))
+  const started = performance.now()
+  const batch = (from: number) =>
+    call(baseUrl, key, "/v1/batch", {
+      items: Array.from({ length: Math.min(100, count - from) }, (_, j) => ({
+        content: memoryText(all[(from + j) % all.length]!),
+        // Another source past the last turn: the same text and source again would be a repeat.
+        source: `api-load-${Math.floor((from + j) / all.length)}`
+      }))
+    })
+  for (let from = 0; from < count; from += 200) {
+    await Promise.all([from, from + 100].filter((f) => f < count).map(batch))
+    if (from % 2_000 === 0)
+      progress(`memory: ${from.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
+  }
+  return Math.round((performance.now() - started) / 1000)
+}
+
+if (apiLoad > 0) {
+  const dir = mkdtempSync(join(tmpdir(), "umo-bench-memory-api-"))
+  try {
+    const name = `PGlite: ${apiLoad.toLocaleString("en")} captured through the API`
+    let seconds: number | null = null
+    const env = { ...common, UMO_DATA_DIR: dir }
+    const loaded = await measureStage({
+      ...stageOptions,
+      stage: name,
+      database: "PGlite",
+      memories: apiLoad + 1,
+      loadedBy: "POST /v1/batch, 100 a call, 2 in flight",
+      loadSeconds: null,
+      env,
+      key: undefined,
+      capture: true,
+      load: async (baseUrl, key) => {
+        seconds = await loadThroughApi(baseUrl, key, apiLoad)
+      },
+      source: source()
+    })
+    stages.push({ ...loaded.row, load_seconds: seconds })
+    const restarted = await measureStage({
+      ...stageOptions,
+      stage: `${name}, restarted`,
+      database: "PGlite",
+      memories: apiLoad + 1,
+      loadedBy: "the start before, restarted on its data",
+      loadSeconds: null,
+      env,
+      key: loaded.key,
+      capture: false,
+      source: source()
+    })
+    stages.push(restarted.row)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+} else if (!onlyParts) {
   const dir = mkdtempSync(join(tmpdir(), "umo-bench-memory-"))
   try {
     await grow("PGlite", { UMO_DATA_DIR: dir }, Database.pglite({ dataDir: join(dir, "pglite") }), pgliteMax)
@@ -189,7 +254,10 @@ const file = resultsFile(root, "memory", false, "json")
 const previous = existsSync(file)
   ? (JSON.parse(readFileSync(file, "utf8")) as { stages?: Array<StageRow>; parts?: Array<PartRow> })
   : {}
-const keptStages = stages.length > 0 ? stages : (previous.stages ?? [])
+const keptStages = [
+  ...(previous.stages ?? []).map((old) => stages.find((now) => now.stage === old.stage) ?? old),
+  ...stages.filter((now) => !(previous.stages ?? []).some((old) => old.stage === now.stage))
+]
 const keptParts = parts.length > 0 ? parts : (previous.parts ?? [])
 const table = [
   `\`npm start\` (npm, sh, node server/dist/main.js), idle ${idleSeconds} s after one search and one ask; PostgreSQL's own processes are not in the tree.`,

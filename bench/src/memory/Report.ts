@@ -23,11 +23,11 @@ const built = (r: StageRow) =>
 const serving = (r: StageRow) => (r.index_serving_ms === null ? "not loaded" : thousands(r.index_serving_ms))
 
 export const stagesTable = (stages: ReadonlyArray<StageRow>) => [
-  "| stage | database | memories | whole tree RSS MB | server node RSS MB (anon / file) | server peak MB | npm and shell MB | threads: server / tree | index's own estimate MB (`/health` `held_mb`) | tree RSS at index serving MB | start-up ms: healthy / index serving | account filled by | measured (built from) |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  "| stage | database | memories | whole tree RSS MB | right after a load through the API MB | server node RSS MB (anon / file) | server peak MB | npm and shell MB | threads: server / tree | index's own estimate MB (`/health` `held_mb`) | tree RSS at index serving MB | start-up ms: healthy / index serving | account filled by | measured (built from) |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...stages.map(
     (r) =>
-      `| ${r.stage} | ${r.database} | ${thousands(r.memories)} | **${r.tree_rss_mb}** | ${r.server.rss_mb} (${r.server.rss_anon_mb} / ${r.server.rss_file_mb}) | ${r.server.peak_rss_mb} | ${wrappers(r)} | ${r.server.threads} / ${r.tree_threads} | ${r.health_index?.held_mb ?? "–"} | ${r.tree_rss_at_index_serving_mb} | ${thousands(r.healthy_ms)} / ${serving(r)} | ${r.loaded_by}${r.load_seconds === null ? "" : ` (${thousands(r.load_seconds)} s)`} | ${r.measured} (${built(r)}) |`
+      `| ${r.stage} | ${r.database} | ${thousands(r.memories)} | **${r.tree_rss_mb}** | ${r.tree_rss_right_after_load_mb ?? "–"} | ${r.server.rss_mb} (${r.server.rss_anon_mb} / ${r.server.rss_file_mb}) | ${r.server.peak_rss_mb} | ${wrappers(r)} | ${r.server.threads} / ${r.tree_threads} | ${r.health_index?.held_mb ?? "–"} | ${r.tree_rss_at_index_serving_mb} | ${thousands(r.healthy_ms)} / ${serving(r)} | ${r.loaded_by}${r.load_seconds === null ? "" : ` (${thousands(r.load_seconds)} s)`} | ${r.measured} (${built(r)}) |`
   )
 ]
 

@@ -38,6 +38,8 @@ export interface StageRow {
   readonly healthy_ms: number
   /** From spawning npm to `/health` saying the index serves the account; null: it never loaded it. */
   readonly index_serving_ms: number | null
+  /** The tree's RSS as soon as a load through the API was acknowledged (stages that load so). */
+  readonly tree_rss_right_after_load_mb?: number | undefined
   /** `/health`'s index figures when measured: `held_mb` is the index's own estimate of its memory. */
   readonly health_index: IndexHealth | undefined
   /** What server/dist was built from (see `sourceState` in memory.ts), and whether it was rebuilt since. */
@@ -70,6 +72,8 @@ export interface StageOptions {
   /** The key an earlier start printed (a store prints one only on its first start). */
   readonly key: string | undefined
   readonly capture: boolean
+  /** Fills the account through the API once the server is up; its RSS is sampled the moment it ends. */
+  readonly load?: ((baseUrl: string, key: string) => Promise<void>) | undefined
   readonly idleSeconds: number
   readonly indexDeadlineMs: number
   readonly source: StageRow["source"]
@@ -83,6 +87,12 @@ export const measureStage = async (o: StageOptions): Promise<{ row: StageRow; ke
     const key = server.printedKey ?? o.key
     if (key === undefined) throw new Error(`the server printed no API key:\n${server.output()}`)
     if (o.capture) await call(server.baseUrl, key, "/v1/process", { content: memory })
+    let rightAfterLoad: number | undefined
+    if (o.load !== undefined) {
+      progress(`memory: ${o.stage}: loading through the API`)
+      await o.load(server.baseUrl, key)
+      rightAfterLoad = mb(sampleTree(server.pid).rss_kb)
+    }
     progress(`memory: ${o.stage}: waiting for the index to serve`)
     const servingMs = await untilIndexServes(server, key, o.memories, o.indexDeadlineMs)
     const atServing = sampleTree(server.pid)
@@ -114,6 +124,7 @@ export const measureStage = async (o: StageOptions): Promise<{ row: StageRow; ke
       tree_rss_at_index_serving_mb: mb(atServing.rss_kb),
       healthy_ms: server.healthyMs,
       index_serving_ms: servingMs,
+      ...(rightAfterLoad === undefined ? {} : { tree_rss_right_after_load_mb: rightAfterLoad }),
       health_index: health,
       source: o.source,
       idle_seconds: o.idleSeconds,
