@@ -31,12 +31,12 @@ import { join } from "node:path"
 import { Database } from "@umo/plugins"
 import { Effect, type Layer } from "effect"
 import type { SqlClient } from "effect/sql"
-import { call } from "./memory/NpmServer.js"
 import { bareNodeKb, measureParts, type PartRow } from "./memory/Parts.js"
 import { mb } from "./memory/ProcessTree.js"
 import { chart, partsTable, stagesTable } from "./memory/Report.js"
 import { measureStage, type SourceState, type StageRow } from "./memory/Stages.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
+import { captureInBatches } from "./support/BatchCapture.js"
 import { argument, benchSigningKey, progress, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
 import { publishResults, resultsFile } from "./support/Results.js"
@@ -157,19 +157,15 @@ const grow = async (
 /** LoCoMo turns through `POST /v1/batch`, 100 a call, 2 calls in flight; the seconds it took. */
 const loadThroughApi = async (baseUrl: string, key: string, count: number) => {
   const { turns: all } = load(dataDir(root))
+  // Another source past the last turn: the same text and source again would be a repeat.
+  const items = Array.from({ length: count }, (_, k) => ({
+    content: memoryText(all[k % all.length]!),
+    source: `api-load-${Math.floor(k / all.length)}`
+  }))
   const started = performance.now()
-  const batch = (from: number) =>
-    call(baseUrl, key, "/v1/batch", {
-      items: Array.from({ length: Math.min(100, count - from) }, (_, j) => ({
-        content: memoryText(all[(from + j) % all.length]!),
-        // Another source past the last turn: the same text and source again would be a repeat.
-        source: `api-load-${Math.floor((from + j) / all.length)}`
-      }))
-    })
-  for (let from = 0; from < count; from += 200) {
-    await Promise.all([from, from + 100].filter((f) => f < count).map(batch))
-    if (from % 2_000 === 0)
-      progress(`memory: ${from.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
+  for (let from = 0; from < count; from += 2_000) {
+    progress(`memory: ${from.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
+    await captureInBatches(baseUrl, key, items.slice(from, from + 2_000), undefined, 2)
   }
   return Math.round((performance.now() - started) / 1000)
 }
@@ -178,7 +174,6 @@ if (apiLoad > 0) {
   const dir = mkdtempSync(join(tmpdir(), "umo-bench-memory-api-"))
   try {
     const name = `PGlite: ${apiLoad.toLocaleString("en")} captured through the API`
-    let seconds: number | null = null
     const env = { ...common, UMO_DATA_DIR: dir }
     const loaded = await measureStage({
       ...stageOptions,
@@ -190,12 +185,10 @@ if (apiLoad > 0) {
       env,
       key: undefined,
       capture: true,
-      load: async (baseUrl, key) => {
-        seconds = await loadThroughApi(baseUrl, key, apiLoad)
-      },
+      load: (baseUrl, key) => loadThroughApi(baseUrl, key, apiLoad),
       source: source()
     })
-    stages.push({ ...loaded.row, load_seconds: seconds })
+    stages.push(loaded.row)
     const restarted = await measureStage({
       ...stageOptions,
       stage: `${name}, restarted`,

@@ -72,8 +72,11 @@ export interface StageOptions {
   /** The key an earlier start printed (a store prints one only on its first start). */
   readonly key: string | undefined
   readonly capture: boolean
-  /** Fills the account through the API once the server is up; its RSS is sampled the moment it ends. */
-  readonly load?: ((baseUrl: string, key: string) => Promise<void>) | undefined
+  /**
+   * Fills the account through the API once the server is up, answering the seconds it took (the
+   * row's `load_seconds`); the RSS is sampled the moment it ends.
+   */
+  readonly load?: ((baseUrl: string, key: string) => Promise<number>) | undefined
   readonly idleSeconds: number
   readonly indexDeadlineMs: number
   readonly source: StageRow["source"]
@@ -88,9 +91,10 @@ export const measureStage = async (o: StageOptions): Promise<{ row: StageRow; ke
     if (key === undefined) throw new Error(`the server printed no API key:\n${server.output()}`)
     if (o.capture) await call(server.baseUrl, key, "/v1/process", { content: memory })
     let rightAfterLoad: number | undefined
+    let loadSeconds = o.loadSeconds
     if (o.load !== undefined) {
       progress(`memory: ${o.stage}: loading through the API`)
-      await o.load(server.baseUrl, key)
+      loadSeconds = await o.load(server.baseUrl, key)
       rightAfterLoad = mb(sampleTree(server.pid).rss_kb)
     }
     progress(`memory: ${o.stage}: waiting for the index to serve`)
@@ -109,7 +113,7 @@ export const measureStage = async (o: StageOptions): Promise<{ row: StageRow; ke
       database: o.database,
       memories: o.memories,
       loaded_by: o.loadedBy,
-      load_seconds: o.loadSeconds,
+      load_seconds: loadSeconds,
       tree_rss_mb: mb(tree.rss_kb),
       tree_threads: tree.threads,
       server: {
