@@ -42,7 +42,7 @@ const workers = () => {
   return pool
 }
 
-/** Messages sent to the NLP workers so far, and the calls they held (for tests). */
+/** Messages sent to the NLP thread so far, and the calls they held (for tests). */
 export const sent = { messages: 0, calls: 0 }
 
 interface NlpCall extends Request.Request<unknown, PluginFailure> {
@@ -55,7 +55,7 @@ const NlpCall = Request.tagged<NlpCall>("NlpCall")
 const failure = (task: string, cause: unknown) =>
   new PluginFailure({ reason: "Failed", message: `NLP failed on ${task}: ${String(cause)}` })
 
-/** The calls of one message to a worker, answered together. */
+/** The calls of one message to the NLP thread, answered together. */
 const onWorker = (entries: ReadonlyArray<Request.Entry<NlpCall>>) =>
   Effect.tryPromise({
     try: (signal) => {

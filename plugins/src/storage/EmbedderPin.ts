@@ -29,7 +29,7 @@ export const pinEmbedder = (model: EmbedderModel) =>
   }).pipe(withStartupLock, Effect.mapError(storeError("could not pin the embedder")))
 
 /** Whether the database is PGlite (PostgreSQL compiled to WebAssembly, in this process). */
-export const isPglite = (sql: SqlClient.SqlClient) =>
+const isPglite = (sql: SqlClient.SqlClient) =>
   Effect.map(
     sql<{ embedded: boolean }>`SELECT version() LIKE '%emscripten%' AS embedded`,
     ([row]) => row?.embedded === true
