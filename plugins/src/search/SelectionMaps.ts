@@ -1,9 +1,11 @@
 /**
  * The memories (slots) of an account's index that hold each scope and source value and each
- * metadata value: what narrows a filter to a few memories before any of them is scored.
+ * metadata value, and its memories in the order of each time: what narrows a filter to a few
+ * memories before any of them is scored.
  * @module
  */
-import type { FilterableMemory, MemoryFilter, MetadataValue } from "@umo/core"
+import type { FilterableMemory, FilterCondition, MemoryFilter, MetadataValue } from "@umo/core"
+import { TimeOrder } from "./TimeOrder.js"
 
 const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 type ScopeField = (typeof scopeFields)[number]
@@ -30,22 +32,53 @@ const member = <K, T>(map: Map<K, Set<T>>, key: K, item: T, holds: boolean) => {
 const metadataValues = (value: MetadataValue): ReadonlyArray<string> =>
   value === null ? [] : Array.isArray(value) ? value.map((v) => JSON.stringify(v)) : [JSON.stringify(value)]
 
-/** The scope, source and metadata maps of one account's memories. */
+/**
+ * Memories (slots) a filter may admit, each once: counted before they are listed, since listing a
+ * time range costs as much as the memories it holds.
+ */
+export interface Narrowed {
+  readonly size: number
+  readonly slots: () => Iterable<number>
+}
+
+const listed = (slots: ReadonlySet<number>): Narrowed => ({ size: slots.size, slots: () => slots })
+
+/** The scope, source, metadata and time maps of one account's memories. */
 export class SelectionMaps {
   private readonly scopes = new Map<ScopeField, Map<string, Set<number>>>(
     scopeFields.map((field) => [field, new Map()])
   )
   /** For each metadata key, the memories holding each value (a list: each of its strings), by the value's JSON. */
   private readonly metadata = new Map<string, Map<string, Set<number>>>()
+  /** The memories in the order of each time a filter can name. */
+  private readonly times = { timestamp: new TimeOrder(), created_at: new TimeOrder() }
 
-  /** Lists a memory under its scope, source and metadata values. */
-  add(slot: number, memory: FilterableMemory): void {
+  /** Bytes the time orders take (the sets of the maps are counted with the memories' entries). */
+  get bytes(): number {
+    return this.times.timestamp.bytes + this.times.created_at.bytes
+  }
+
+  /**
+   * Lists a memory under its scope, source and metadata values and at its times. A bulk load
+   * (`bulk`) appends to the time orders, and `settle` (or the first range asked) sorts them once.
+   */
+  add(slot: number, memory: FilterableMemory, bulk = false): void {
     this.list(slot, memory, true)
+    for (const field of ["timestamp", "created_at"] as const)
+      this.times[field].add(slot, Date.parse(memory[field]), bulk)
   }
 
   /** Takes a memory off the lists `add` put it on. */
   remove(slot: number, memory: FilterableMemory): void {
     this.list(slot, memory, false)
+    for (const field of ["timestamp", "created_at"] as const)
+      this.times[field].remove(slot, Date.parse(memory[field]))
+  }
+
+  /** Puts the time orders of a bulk load in order. */
+  settle(): void {
+    this.times.timestamp.settle()
+    this.times.created_at.settle()
   }
 
   private list(slot: number, memory: FilterableMemory, holds: boolean): void {
@@ -66,13 +99,14 @@ export class SelectionMaps {
   }
 
   /**
-   * A superset of the memories a filter admits, from the scope and source maps, or undefined when
-   * the filter does not pin any of those fields (so every memory may pass).
+   * A superset of the memories a filter admits, from the scope, source and metadata maps and the
+   * time orders, or undefined when the filter pins none of those fields (so every memory may pass).
    */
-  narrowed(filter: MemoryFilter): ReadonlySet<number> | undefined {
+  narrowed(filter: MemoryFilter): Narrowed | undefined {
     switch (filter.kind) {
       case "and": {
-        let smallest: ReadonlySet<number> | undefined
+        // The smallest part: a time range is listed only if it is the one chosen.
+        let smallest: Narrowed | undefined
         for (const part of filter.filters) {
           const slots = this.narrowed(part)
           if (slots !== undefined && (smallest === undefined || slots.size < smallest.size)) smallest = slots
@@ -85,19 +119,20 @@ export class SelectionMaps {
         for (const part of filter.filters) {
           const slots = this.narrowed(part)
           if (slots === undefined) return undefined
-          for (const slot of slots) union.add(slot)
+          for (const slot of slots.slots()) union.add(slot)
         }
-        return union
+        return listed(union)
       }
       case "not":
         return undefined
       case "condition": {
+        const field = filter.field
+        if (field.kind === "time") return this.inTime(this.times[field.name], filter)
         // Equal to a value, or to one of several: those holding it. (Equal to null holds for an
         // absent field too, which no map lists.)
         const values = filter.op === "eq" ? [filter.value] : filter.op === "in" ? filter.values : undefined
         if (values === undefined || values.includes(null)) return undefined
-        const field = filter.field
-        if (field.kind === "time" || field.kind === "categories") return undefined
+        if (field.kind === "categories") return undefined
         const [map, keys] =
           field.kind === "text"
             ? [this.scopes.get(field.name)!, values.filter((v) => typeof v === "string")]
@@ -105,11 +140,35 @@ export class SelectionMaps {
                 this.metadata.get(field.key) ?? new Map<string, Set<number>>(),
                 values.map((v) => JSON.stringify(v))
               ]
-        if (keys.length === 1) return map.get(keys[0]!) ?? new Set()
+        if (keys.length === 1) return listed(map.get(keys[0]!) ?? new Set())
         const union = new Set<number>()
         for (const key of keys) for (const slot of map.get(key) ?? []) union.add(slot)
-        return union
+        return listed(union)
       }
     }
+  }
+
+  /**
+   * The memories a comparison of a time with a number (milliseconds) may admit: a range of the
+   * time's order. (A time compared with anything else holds for none; `in`, `exists` and the
+   * rest are left to the filter.)
+   */
+  private inTime(order: TimeOrder, condition: FilterCondition): Narrowed | undefined {
+    if (
+      condition.op === "in" ||
+      condition.op === "exists" ||
+      condition.op === "contains" ||
+      condition.op === "icontains"
+    )
+      return undefined
+    const value = condition.value
+    if (typeof value !== "number") return listed(new Set())
+    const range =
+      condition.op === "eq"
+        ? order.range(value, true, value, true)
+        : condition.op === "gt" || condition.op === "gte"
+          ? order.range(value, condition.op === "gte", Number.POSITIVE_INFINITY, true)
+          : order.range(Number.NEGATIVE_INFINITY, true, value, condition.op === "lte")
+    return { size: range.to - range.from, slots: () => order.slotsIn(range) }
   }
 }
