@@ -35,6 +35,7 @@ import { loadavg } from "node:os"
 import { join } from "node:path"
 import { startServer } from "../../server/test/support/ServerProcess.js"
 import { dataDir, load, memoryText } from "./recall/LoCoMo.js"
+import { captureInBatches, itemsPerCall } from "./support/BatchCapture.js"
 import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, progress, quick, root } from "./support/Cli.js"
 import { seeded } from "./support/Corpus.js"
@@ -49,7 +50,7 @@ const label = argument("label") ?? "current"
 const searchesDuring = Number(argument("searches-during") ?? (quick ? 60 : 200))
 const searchesAfter = 100
 const searchesSteady = 100
-const batchSize = 100
+const batchSize = itemsPerCall
 const inFlight = 2
 const healthEveryMs = 50
 /** Memories captured before the burst, untimed: the account exists and its index serves. */
@@ -119,16 +120,6 @@ const item = (k: number, pass: string) => ({
 })
 const primeItems = Array.from({ length: primed }, (_, k) => item(k, "prime-"))
 const burstItems = Array.from({ length: memories }, (_, k) => item(k, ""))
-
-const batch = async (baseUrl: string, items: ReadonlyArray<{ content: string; source: string }>) => {
-  const response = await fetch(`${baseUrl}/v1/batch`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ items })
-  })
-  const { results } = (await response.json()) as { results?: Array<{ success: boolean }> }
-  if (!response.ok || results?.some((r) => !r.success)) throw new Error(`batch answered ${response.status}`)
-}
 
 interface Searched {
   readonly ms: number
@@ -222,7 +213,7 @@ const measure = async (): Promise<Record<string, unknown>> => {
     // and serves, the server's code and the embedder are warm, as on a server in use.
     progress("burst: priming the account")
     const primeStarted = performance.now()
-    await batch(baseUrl, primeItems)
+    await captureInBatches(baseUrl, apiKey, primeItems)
     /** Memories a millisecond the priming batch went at: the burst's rate until its first acknowledgement. */
     const primeRate = primed / (performance.now() - primeStarted)
     for (const q of warmUpQuestions) await search(baseUrl, q)
@@ -256,18 +247,14 @@ const measure = async (): Promise<Record<string, unknown>> => {
     // The burst: batches of 100 from a queue, two calls in flight.
     const burstStart = performance.now()
     let acknowledged = 0
-    let queued = 0
     const capturing = (async () => {
-      const worker = async () => {
-        while (queued < burstItems.length) {
-          const items = burstItems.slice(queued, queued + batchSize)
-          queued += batchSize
-          await batch(baseUrl, items)
-          acknowledged += items.length
+      await captureInBatches(baseUrl, apiKey, burstItems, {
+        inFlight,
+        onAcknowledged: (items) => {
+          acknowledged += items
           progress(`burst: ${acknowledged}/${memories} captured, ${during.length} searches`)
         }
-      }
-      await Promise.all(Array.from({ length: inFlight }, worker))
+      })
       burstEnd = performance.now()
     })()
 

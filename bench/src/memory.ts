@@ -165,7 +165,7 @@ const loadThroughApi = async (baseUrl: string, key: string, count: number) => {
   const started = performance.now()
   for (let from = 0; from < count; from += 2_000) {
     progress(`memory: ${from.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
-    await captureInBatches(baseUrl, key, items.slice(from, from + 2_000), undefined, 2)
+    await captureInBatches(baseUrl, key, items.slice(from, from + 2_000), { inFlight: 2 })
   }
   return Math.round((performance.now() - started) / 1000)
 }

@@ -154,7 +154,7 @@ const captureTexts = allTurns.slice(0, capturedPerSize).map(memoryText)
 const raw = await rawEmbedder(captureTexts)
 const captureThroughput = async (baseUrl: string) => {
   const started = performance.now()
-  await captureInBatches(baseUrl, apiKey, captureTexts, "capture-bench")
+  await captureInBatches(baseUrl, apiKey, captureTexts, { source: "capture-bench" })
   const perSecond = captureTexts.length / ((performance.now() - started) / 1000)
   return {
     memories_per_second: round1(perSecond),

@@ -1,37 +1,51 @@
 /** One item of `POST /v1/batch`: a text, or a text with its source. */
 export type BatchItem = string | { readonly content: string; readonly source: string }
 
+/** Items a call of `captureInBatches` sends. */
+export const itemsPerCall = 100
+
+/** How `captureInBatches` sends its calls. */
+export interface BatchOptions {
+  /** Given to the items that are bare texts. */
+  readonly source?: string | undefined
+  /** Calls under way at once (default 1): each takes the next `itemsPerCall` items as the one before is answered. */
+  readonly inFlight?: number | undefined
+  /** Told how many items each call captured, as its answer comes. */
+  readonly onAcknowledged?: ((items: number) => void) | undefined
+}
+
 /**
- * Captures `texts` into the account of `apiKey` through `POST /v1/batch`, 100 items a call,
- * `inFlight` calls at a time, as a client loading memories would; fails when a call or any item
- * of it fails. `source` is given to the items that are bare texts.
+ * Captures `texts` into the account of `apiKey` through `POST /v1/batch`, `itemsPerCall` items a call, as a
+ * client loading memories would; fails when a call or any item of it fails.
  */
 export const captureInBatches = async (
   baseUrl: string,
   apiKey: string,
   texts: ReadonlyArray<BatchItem>,
-  source?: string,
-  inFlight = 1
+  options: BatchOptions = {}
 ) => {
-  const call = async (from: number) => {
+  const { source } = options
+  const call = async (items: ReadonlyArray<BatchItem>) => {
     const response = await fetch(`${baseUrl}/v1/batch`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({
-        items: texts
-          .slice(from, from + 100)
-          .map((item) =>
-            typeof item !== "string" ? item : source ? { content: item, source } : { content: item }
-          )
+        items: items.map((item) =>
+          typeof item !== "string" ? item : source ? { content: item, source } : { content: item }
+        )
       })
     })
     const { results } = (await response.json()) as { results?: Array<{ success: boolean }> }
     if (!response.ok || results?.some((r) => !r.success)) throw new Error(`batch answered ${response.status}`)
+    options.onAcknowledged?.(items.length)
   }
-  for (let i = 0; i < texts.length; i += 100 * inFlight)
-    await Promise.all(
-      Array.from({ length: inFlight }, (_, k) => i + k * 100)
-        .filter((from) => from < texts.length)
-        .map(call)
-    )
+  let queued = 0
+  const caller = async () => {
+    while (queued < texts.length) {
+      const items = texts.slice(queued, queued + itemsPerCall)
+      queued += items.length
+      await call(items)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.inFlight ?? 1) }, caller))
 }
