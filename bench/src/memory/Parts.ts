@@ -66,7 +66,10 @@ export const bareNodeKb = () => {
   return Number(child.stdout.trim())
 }
 
-/** Every part once, PGlite on a new data directory and again on it, the index at each of `indexSizes`. */
+/**
+ * Every part once, PGlite on a new data directory and again on it, the index at each of
+ * `indexSizes` and empty (what loading its code costs, which the others' own memory is over).
+ */
 export const measureParts = (
   root: string,
   turns: string,
@@ -84,7 +87,7 @@ export const measureParts = (
     { part: "reranker", label: "reranker" },
     { part: "judge", label: "judge" },
     { part: "nlp", label: "nlp" },
-    ...indexSizes.map((memories) => ({
+    ...(indexSizes.length === 0 ? [] : [0, ...indexSizes]).map((memories) => ({
       part: "index" as const,
       label: `index ${memories.toLocaleString("en")}`,
       memories

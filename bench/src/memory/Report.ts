@@ -43,7 +43,28 @@ export const partsTable = (parts: ReadonlyArray<PartRow>, bareNodeMb: number, se
       .map(
         (p) =>
           `| ${p.part}: ${p.description} | **${p.over_baseline_mb.rss}** | ${p.over_baseline_mb.peak} | ${p.over_baseline_mb.after_gc} | ${mb(p.figures.rss_kb)} (${mb(p.figures.rss_anon_kb)} / ${mb(p.figures.rss_file_kb)}) | ${p.figures.threads} | ${p.figures.seconds} | ${p.figures.estimate_kb === undefined ? "" : mb(p.figures.estimate_kb)} |`
-      )
+      ),
+    ...indexEstimates(parts)
+  ]
+}
+
+/**
+ * The index's estimate of itself beside what it measured: each index part's RSS over the empty
+ * index's (the same process with the index's code loaded and nothing in it).
+ */
+const indexEstimates = (parts: ReadonlyArray<PartRow>) => {
+  const empty = parts.find((p) => p.part === "index 0")
+  const held = parts.filter((p) => p.part.startsWith("index ") && (p.memories ?? 0) > 0)
+  if (empty === undefined || held.length === 0) return []
+  return [
+    "",
+    `The index's own memory, over the empty index (${mb(empty.figures.rss_kb - (parts.find((p) => p.part === "baseline")?.figures.rss_kb ?? 0))} MB over the baseline: its code and libraries loaded), against its estimate: ${held
+      .map((p) => {
+        const own = mb(p.figures.rss_kb - empty.figures.rss_kb)
+        const estimate = mb(p.figures.estimate_kb ?? 0)
+        return `${thousands(p.memories ?? 0)} memories ${estimate} MB estimated, ${own} MB measured (${own > 0 ? `${Math.round((estimate / own - 1) * 100)} %` : "–"})`
+      })
+      .join("; ")}.`
   ]
 }
 
