@@ -231,8 +231,15 @@ const output: PeersResults = {
     questions: recall.questions.length
   },
   sizes: withScale ? sizes : [],
+  // Where the LoCoMo part was measured: the saved run's own, or the one it kept in turn.
   ...(savedRecall
-    ? { recall_from: { file: recallFrom!, date: savedRecall.machine.date, cpu: savedRecall.machine.cpu } }
+    ? {
+        recall_from: {
+          file: recallFrom!,
+          date: savedRecall.recall_from?.date ?? savedRecall.machine.date,
+          cpu: savedRecall.recall_from?.cpu ?? savedRecall.machine.cpu
+        }
+      }
     : {}),
   systems,
   fairness

@@ -3,14 +3,15 @@
  * its public HTTP API (the real server process, the JavaScript client), and each peer through its
  * driver process. Every adapter records what it was given (see Manifest.ts).
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Embedder } from "@umo/core"
 import { EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"
-import { type LiveServer, startServer } from "../../../server/test/support/ServerProcess.js"
+import { startNpmServer } from "../memory/NpmServer.js"
+import { descendants, processFacts } from "../memory/ProcessTree.js"
 import { type Manifest, Recorder, sha256, umoEmbedderManifest } from "./Manifest.js"
 import { type PeerProcess, spawnPeer } from "./PeerProcess.js"
 
@@ -130,7 +131,7 @@ export const umoEmbedderEnv = (modelsDir: string, model: string, precision: "fp3
 })
 
 /**
- * UMO as a user runs it: `server/src/main.ts` as its own process on PostgreSQL (`DATABASE_URL`),
+ * UMO as a user runs it: `npm start` (the built server) as its own process on PostgreSQL (`DATABASE_URL`),
  * one account a space, the JavaScript client, ranking at the server's defaults.
  */
 export const umoSystem = async (options: {
@@ -146,11 +147,33 @@ export const umoSystem = async (options: {
     [...options.spaces, "warm-up"].map((space) => [keyOf(space), `peers-${space}`])
   )
   const embedderEnv = umoEmbedderEnv(options.modelsDir, options.model, options.precision)
-  const server: LiveServer = await startServer(options.root, keys, {
-    ...embedderEnv,
-    DATABASE_URL: options.databaseUrl,
-    UMO_SIGNING_KEY: options.signingKey
+  // As a user runs it: `npm start` on the built sources (server/dist, built now from these), with
+  // the settings scripts/start.sh gives the process.
+  const build = spawnSync("npm", ["run", "build"], {
+    cwd: options.root,
+    encoding: "utf8",
+    maxBuffer: 2 ** 26
   })
+  if (build.status !== 0)
+    throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
+  const server = await startNpmServer(options.root, {
+    ...embedderEnv,
+    HOST: "127.0.0.1",
+    DATABASE_URL: options.databaseUrl,
+    UMO_SIGNING_KEY: options.signingKey,
+    UMO_API_KEYS: Object.entries(keys)
+      .map(([key, account]) => `${key}=${account}`)
+      .join(","),
+    UMO_RATE_LIMIT_PER_MINUTE: "100000000"
+  })
+  /** The server's own process (npm and its shell, which only wait for it, are left out as a peer's launcher is). */
+  const serverRssMb = () => {
+    const node = descendants(server.pid)
+      .map(processFacts)
+      .find((p) => p?.command.includes("server/dist/main.js"))
+    if (node === undefined) throw new Error(`the server's process is gone:\n${server.output()}`)
+    return Math.round(node.rss_kb / 1024)
+  }
   const clients = new Map<string, UMOClient>()
   const client = (space: string) => {
     let c = clients.get(space)
@@ -174,7 +197,8 @@ export const umoSystem = async (options: {
     label: "UMO",
     versions: { "@umo/server": version, node: process.version },
     config: {
-      server: "server/src/main.ts (npm start), one process, PostgreSQL via DATABASE_URL",
+      server:
+        "npm start (server/dist/main.js, built from these sources), one process, PostgreSQL via DATABASE_URL",
       embedder: embedderEnv,
       ranking: "the server's defaults (memory/src/recall/Ranking.ts); UMO_RERANK_SEARCH off (its default)",
       api: "POST /v1/batch (100 items a call; timestamp = the session's date), POST /v1/memories/query",
@@ -230,7 +254,7 @@ export const umoSystem = async (options: {
         }).pipe(Effect.provide(EmbedderChoice.layerConfig))
       ),
     usage: async () => ({
-      rss_mb: server.rssMb(),
+      rss_mb: serverRssMb(),
       disk_mb: databaseMb(options.databaseUrl),
       normalized_by_server: normalized.length
     }),
