@@ -31,6 +31,7 @@ import { join } from "node:path"
 import { Database } from "@umo/plugins"
 import { Effect, type Layer } from "effect"
 import type { SqlClient } from "effect/sql"
+import { buildPackages } from "./memory/NpmServer.js"
 import { bareNodeKb, measureParts, type PartRow } from "./memory/Parts.js"
 import { mb } from "./memory/ProcessTree.js"
 import { chart, partsTable, stagesTable } from "./memory/Report.js"
@@ -76,9 +77,7 @@ const sourceState = (): SourceState => {
 // What `npm start` runs is server/dist: built now, so the figures are of the sources as they are.
 if (!process.argv.includes("--no-build")) {
   progress("memory: npm run build")
-  const build = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8", maxBuffer: 2 ** 26 })
-  if (build.status !== 0)
-    throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
+  buildPackages(root)
 }
 const built = sourceState()
 const source = () => ({ ...built, dist_rebuilt_since: sourceState().dist_built !== built.dist_built })
@@ -163,10 +162,15 @@ const loadThroughApi = async (baseUrl: string, key: string, count: number) => {
     source: `api-load-${Math.floor(k / all.length)}`
   }))
   const started = performance.now()
-  for (let from = 0; from < count; from += 2_000) {
-    progress(`memory: ${from.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
-    await captureInBatches(baseUrl, key, items.slice(from, from + 2_000), { inFlight: 2 })
-  }
+  let captured = 0
+  await captureInBatches(baseUrl, key, items, {
+    inFlight: 2,
+    onAcknowledged: (n) => {
+      captured += n
+      if (captured % 2_000 === 0)
+        progress(`memory: ${captured.toLocaleString("en")}/${count.toLocaleString("en")} captured`)
+    }
+  })
   return Math.round((performance.now() - started) / 1000)
 }
 

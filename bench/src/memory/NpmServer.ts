@@ -4,9 +4,9 @@
  * server/test/support/ServerProcess.ts (the sources through tsx, one process), this runs what
  * `npm start` runs (npm, a shell, node on server/dist), so the tree it measures is a user's.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { freePort, untilHealthy } from "../../../server/test/support/ServerProcess.js"
-import { descendants, processFacts } from "./ProcessTree.js"
+import { descendants, type ProcessFacts, processFacts } from "./ProcessTree.js"
 
 export interface NpmServer {
   readonly baseUrl: string
@@ -17,12 +17,21 @@ export interface NpmServer {
   /** From spawning npm to the first healthy `GET /health`. */
   readonly healthyMs: number
   readonly spawnedAt: number
+  /** The server's node process now (undefined once it has exited). */
+  readonly serverNode: () => ProcessFacts | undefined
   /** SIGTERM to the server's node (a clean shutdown), then waits for npm to exit. */
   readonly stop: () => Promise<void>
   readonly output: () => string
 }
 
 const keyPattern = /umo_[0-9A-Za-z]{40}/
+
+/** Builds the packages (`npm run build`): what `npm start` runs is server/dist. */
+export const buildPackages = (root: string) => {
+  const build = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8", maxBuffer: 2 ** 26 })
+  if (build.status !== 0)
+    throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
+}
 
 export const startNpmServer = async (
   root: string,
@@ -50,13 +59,18 @@ export const startNpmServer = async (
   const pid = child.pid!
   const baseUrl = `http://127.0.0.1:${port}`
 
+  /** The server's node: the tree's leaf running server/dist/main.js (npm and its shell only wait for it). */
+  const serverNode = () =>
+    descendants(pid)
+      .map(processFacts)
+      .find((p) => p?.command.includes("server/dist/main.js"))
+
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return
-    // The server's node (the tree's leaf running server/dist/main.js) shuts down on SIGTERM; npm
-    // and its shell then exit with it. Anything still there after 30 s is killed.
-    for (const p of descendants(pid).reverse()) {
-      if (processFacts(p)?.command.includes("server/dist/main.js")) process.kill(p, "SIGTERM")
-    }
+    // The server's node shuts down on SIGTERM; npm and its shell then exit with it. Anything still
+    // there after 30 s is killed.
+    const node = serverNode()
+    if (node !== undefined) process.kill(node.pid, "SIGTERM")
     const timeout = setTimeout(() => {
       for (const p of descendants(pid).reverse()) process.kill(p, "SIGKILL")
     }, 30_000)
@@ -74,6 +88,7 @@ export const startNpmServer = async (
     printedKey: keyPattern.exec(output)?.[0],
     healthyMs: Math.round(performance.now() - spawnedAt),
     spawnedAt,
+    serverNode,
     stop,
     output: () => output
   }

@@ -3,15 +3,14 @@
  * its public HTTP API (the real server process, the JavaScript client), and each peer through its
  * driver process. Every adapter records what it was given (see Manifest.ts).
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { UMOClient } from "@umo/client"
 import { Embedder } from "@umo/core"
 import { EmbedderChoice } from "@umo/plugins"
 import { Effect } from "effect"
-import { startNpmServer } from "../memory/NpmServer.js"
-import { descendants, processFacts } from "../memory/ProcessTree.js"
+import { buildPackages, startNpmServer } from "../memory/NpmServer.js"
 import { type Manifest, Recorder, sha256, umoEmbedderManifest } from "./Manifest.js"
 import { type PeerProcess, spawnPeer } from "./PeerProcess.js"
 
@@ -149,13 +148,7 @@ export const umoSystem = async (options: {
   const embedderEnv = umoEmbedderEnv(options.modelsDir, options.model, options.precision)
   // As a user runs it: `npm start` on the built sources (server/dist, built now from these), with
   // the settings scripts/start.sh gives the process.
-  const build = spawnSync("npm", ["run", "build"], {
-    cwd: options.root,
-    encoding: "utf8",
-    maxBuffer: 2 ** 26
-  })
-  if (build.status !== 0)
-    throw new Error(`npm run build failed:\n${build.stdout.slice(-3000)}${build.stderr.slice(-3000)}`)
+  buildPackages(options.root)
   const server = await startNpmServer(options.root, {
     ...embedderEnv,
     HOST: "127.0.0.1",
@@ -168,9 +161,7 @@ export const umoSystem = async (options: {
   })
   /** The server's own process (npm and its shell, which only wait for it, are left out as a peer's launcher is). */
   const serverRssMb = () => {
-    const node = descendants(server.pid)
-      .map(processFacts)
-      .find((p) => p?.command.includes("server/dist/main.js"))
+    const node = server.serverNode()
     if (node === undefined) throw new Error(`the server's process is gone:\n${server.output()}`)
     return Math.round(node.rss_kb / 1024)
   }
