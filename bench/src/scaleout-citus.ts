@@ -763,7 +763,7 @@ const configuration = async (
     const analyzeCpu = analyzeMeter()
 
     progress(`citus: ${target.name}: searching`)
-    const search = makeSearch(stack.sql, pool.model.dimensions)
+    const search = makeSearch(stack.sql)
     const queries = pool.queries.slice(0, sizes.queries)
     const searchMeter = cpuMeter(target.dataDirs(), cores)
     const searchVector = await searchRun(stack, search, accounts, queries, "vector", sizes.writers, 3)

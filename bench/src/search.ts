@@ -122,7 +122,7 @@ const graphRecall = (size: number) => {
 const pgvectorRecall = (accountId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const database = makeSearch(sql, dims)
+    const database = makeSearch(sql)
     let found = 0
     for (const q of corpus.queryVectors) {
       const approximate = new Set(

@@ -42,9 +42,21 @@ export interface UmoConfig {
   readonly plugins?: ReadonlyArray<Plugin<Embedder>> | undefined
   /**
    * The Embedder layer; default the one `UMO_EMBEDDER` picks. A store keeps the vectors of one
-   * embedder: another one is refused at start (see `EmbedderPin`).
+   * embedder: another one is refused at start (see `EmbedderPin`), unless `reembed` is on.
    */
   readonly embedder?: Layer.Layer<Embedder, unknown> | undefined
+  /**
+   * A store pinned to another embedder than `embedder` is re-embedded with it, in the background,
+   * while searches answer with the one it was pinned to; then it switches, in one step, and its
+   * chain records a signed `reembed` entry for each memory (default `UMO_REEMBED`, off).
+   */
+  readonly reembed?: boolean | undefined
+  /**
+   * The embedder a store was pinned to, by the id it recorded: what a re-embedding answers with
+   * until its switch. Default: the embedders UMO ships (`EmbedderChoice.forPinnedId`), when
+   * `embedder` is the default too.
+   */
+  readonly pinnedEmbedder?: ((id: string) => Layer.Layer<Embedder, unknown>) | undefined
   /** The answer models `answer` offers; default the extractive one and the cloud ones. */
   readonly answerModels?: ReadonlyArray<DefaultAnswerModels.AnswerModelSource> | undefined
   /** The model `answer` uses when none is named; default the first local model. */
@@ -85,6 +97,8 @@ export class ConfigFileError extends Schema.Error<ConfigFileError>("ConfigFileEr
 const configKeys = new Set([
   "plugins",
   "embedder",
+  "reembed",
+  "pinnedEmbedder",
   "answerModels",
   "defaultAnswerModel",
   "fileParsers",

@@ -61,7 +61,7 @@ export const storeFailure = (error: StoreError | LedgerError) =>
 
 /** A store failure that is no caller's fault: the database or the signing key, to retry (anything else is a defect). */
 export const storeUnavailable = (error: StoreError | LedgerError) =>
-  error.reason === "Unavailable"
+  error.reason === "Unavailable" || error.reason === "EmbedderSwitched"
     ? Effect.logWarning(error.detail).pipe(
         Effect.andThen(Effect.fail(new Unavailable({ detail: "the database is unavailable; retry shortly" })))
       )

@@ -1,6 +1,6 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Embedder } from "@umo/core"
-import { configFromEnvironment, Memory, memoryLayer } from "@umo/memory"
+import { configFromEnvironment, Memory, memoryLayer, type UmoConfig } from "@umo/memory"
 import { Database, EmbedderChoice, IndexedMemorySearch, SigningKey, StorageStack } from "@umo/plugins"
 import { warmUp } from "@umo/plugins/nlp"
 import { Config, Effect, Layer } from "effect"
@@ -29,13 +29,21 @@ import { Mem0Route } from "./mem0/Mem0Routes.js"
  * The storage stack from the environment (see README), pinned to `embedder`: by default the one
  * `UMO_EMBEDDER` picks.
  */
-export const StorageConfig = (embedder: Layer.Layer<Embedder, unknown> = EmbedderChoice.layerConfig) =>
+export const StorageConfig = (
+  embedder: Layer.Layer<Embedder, unknown> = EmbedderChoice.layerConfig,
+  reembedding: Pick<UmoConfig, "reembed" | "pinnedEmbedder"> = {}
+) =>
   Layer.unwrap(
     Effect.map(Config.String("UMO_DATA_DIR").pipe(Config.withDefault("./data")), (dataDir) =>
       StorageStack.layer({
         database: Database.layerConfig,
         signingKey: SigningKey.layerConfig,
         embedder,
+        // With the embedder UMO_EMBEDDER picks, a store pinned to another can be re-embedded (UMO_REEMBED=on).
+        pinnedEmbedder:
+          reembedding.pinnedEmbedder ??
+          (embedder === EmbedderChoice.layerConfig ? EmbedderChoice.forPinnedId : undefined),
+        reembed: reembedding.reembed,
         // The graphs' snapshots beside the database's files and the key (UMO_INDEX_SNAPSHOT_DIR overrides).
         searchIndex: { snapshotDir: IndexedMemorySearch.snapshotDirIn(dataDir) }
       })
@@ -109,7 +117,7 @@ export const ServerLive = Layer.unwrap(
       Layer.provide(RateLimiter.layerConfig),
       Layer.provide(Layer.effectDiscard(ensureKeys)),
       Layer.provide(memoryLayer(config)),
-      Layer.provideMerge(StorageConfig(config.embedder))
+      Layer.provideMerge(StorageConfig(config.embedder, config))
     )
   })
 )

@@ -19,9 +19,11 @@ export class LedgerError extends Schema.Error<LedgerError>("LedgerError")({
 /**
  * `capture` and `delete` of a memory; `supersede`: a newer memory replaced it (it stays, readable
  * and provable, out of default results); `repeat`: it was captured again (the same text, source, scope and
- * metadata), and nothing new was stored.
+ * metadata), and nothing new was stored; `reembed`: the store moved to another embedding model and
+ * the memory's vectors are now that model's (its `record_hash` is the one they give; its content
+ * and semantic hashes are unchanged).
  */
-export const LedgerEventKind = Schema.Literals(["capture", "delete", "supersede", "repeat"])
+export const LedgerEventKind = Schema.Literals(["capture", "delete", "supersede", "repeat", "reembed"])
 export type LedgerEventKind = typeof LedgerEventKind.Type
 
 /** What is appended to an account's chain. Entries hold hashes only, never content. */

@@ -16,10 +16,13 @@ export class StoreError extends Schema.Error<StoreError>("StoreError")({
    * `UnknownMemory`: a capture's `supersedes` names no memory of the account (`umo_id` says which).
    * `AlreadySuperseded`: a capture's `supersedes` names a memory another one superseded already.
    * `Immutable`: a capture's `supersedes` names a memory captured immutable.
+   * `EmbedderSwitched`: the store moved to another embedding model (a re-embedding finished) after
+   * these memories were embedded: embedded again, they can be stored.
    */
   reason: Schema.Literals([
     "Unavailable",
     "EmbedderMismatch",
+    "EmbedderSwitched",
     "SigningKeyRetired",
     "IdempotencyKeyUsed",
     "UnknownMemory",

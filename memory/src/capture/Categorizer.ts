@@ -93,7 +93,8 @@ export const make = Effect.gen(function* () {
 
   const embedCatalog = (catalog: ReadonlyArray<Category>) =>
     Effect.gen(function* () {
-      const key = canonicalJson(catalog)
+      // By model too: after a re-embedding's switch the other model's vectors are stale.
+      const key = `${embedder.model.id}\n${canonicalJson(catalog)}`
       const kept = embedded.get(key)
       if (kept !== undefined) return kept
       const texts = catalog.map(categoryTexts)

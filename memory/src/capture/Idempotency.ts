@@ -7,7 +7,7 @@ import {
   sha256Hex
 } from "@umo/core"
 import { Effect, Option } from "effect"
-import { InvalidRequest, type MemoryNotFound, storeFailure, type Unavailable } from "../Errors.js"
+import { InvalidRequest, type MemoryNotFound, storeFailure, Unavailable } from "../Errors.js"
 
 /** What identifies a request for its idempotency key: the operation and what it was given. */
 export const fingerprint = (operation: string, input: unknown) =>
@@ -64,27 +64,44 @@ export const make = Effect.gen(function* () {
         const earlier = yield* answered<A>(accountId, key, request)
         if (Option.isSome(earlier)) return earlier.value
       }
-      return yield* capture((writes, respond) =>
-        store
-          .insertMany(
-            accountId,
-            writes,
-            key === undefined ? undefined : { key, fingerprint: request, response: respond }
-          )
-          .pipe(
-            // The search applies them as they commit: a burst leaves the next search no backlog.
-            Effect.tap(() => search.follow(accountId)),
-            Effect.map(respond),
-            Effect.catch((error) =>
-              // Another request with this key stored its answer first (a retry racing the original).
-              error.reason === "IdempotencyKeyUsed" && key !== undefined
-                ? Effect.flatMap(answered<A>(accountId, key, request), (earlier) =>
-                    Option.isSome(earlier) ? Effect.succeed(earlier.value) : storeFailure(error)
-                  )
-                : storeFailure(error)
+      // A re-embedding's switch landing between the embedding and the store's transaction: the
+      // capture runs again, embedded by the model the store moved to (twice at most).
+      const attempt = (
+        left: number
+      ): Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound> => {
+        const switched = new Unavailable({
+          detail: "the store moved to another embedding model while this was captured; retry"
+        })
+        const stored = capture((writes, respond) =>
+          store
+            .insertMany(
+              accountId,
+              writes,
+              key === undefined ? undefined : { key, fingerprint: request, response: respond }
             )
-          )
-      )
+            .pipe(
+              // The search applies them as they commit: a burst leaves the next search no backlog.
+              Effect.tap(() => search.follow(accountId)),
+              Effect.map(respond),
+              Effect.catch((error) =>
+                // Another request with this key stored its answer first (a retry racing the original).
+                error.reason === "IdempotencyKeyUsed" && key !== undefined
+                  ? Effect.flatMap(answered<A>(accountId, key, request), (earlier) =>
+                      Option.isSome(earlier) ? Effect.succeed(earlier.value) : storeFailure(error)
+                    )
+                  : error.reason === "EmbedderSwitched" && left > 0
+                    ? Effect.fail(switched)
+                    : storeFailure(error)
+              )
+            )
+        )
+        return Effect.catchIf(
+          stored,
+          (error) => error === switched,
+          () => attempt(left - 1)
+        )
+      }
+      return yield* attempt(2)
     })
 
   return { once }

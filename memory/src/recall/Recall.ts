@@ -74,8 +74,9 @@ export const make = Effect.gen(function* () {
   const records = new RecordCache()
   // A question asked again (a retry, the next page, ask after search) skips the model. Failures
   // are not kept: the next call tries the model again.
+  // Kept by model and question: after a re-embedding's switch the other model's vectors are stale.
   const queryVectors = yield* Cache.makeWith(
-    (query: string) => Effect.map(embedder.embed([query]), ([vector]) => vector!),
+    (key: string) => Effect.map(embedder.embed([key.slice(key.indexOf("\n") + 1)]), ([vector]) => vector!),
     {
       capacity: queryVectorsKept,
       timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
@@ -130,7 +131,7 @@ export const make = Effect.gen(function* () {
       const [[vector, byVector], text, { queryEntities, reading }] = yield* Effect.all(
         [
           Effect.flatMap(
-            Effect.all([Cache.get(queryVectors, query).pipe(Effect.orDie, timed("embed")), synced], {
+            Effect.all([Cache.get(queryVectors, `${embedder.model.id}\n${query}`).pipe(Effect.orDie, timed("embed")), synced], {
               concurrency: "unbounded"
             }),
             ([vector]) =>

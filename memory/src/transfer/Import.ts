@@ -313,9 +313,12 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
         }
       })
 
-    /** The database out of reach ends the import (safe to run again); any other failure is the line's. */
+    /**
+     * The database out of reach, or the store moved to another embedding model meanwhile, ends the
+     * import (safe to run again: what is in is known by its origin); any other failure is the line's.
+     */
     const retryable = (error: StoreError) =>
-      error.reason === "Unavailable" || error.reason === "SigningKeyRetired"
+      error.reason === "Unavailable" || error.reason === "SigningKeyRetired" || error.reason === "EmbedderSwitched"
         ? storeUnavailable(error)
         : Effect.void
 

@@ -54,18 +54,24 @@ export const embed = (): Plugin<Embedder> =>
     run: (draft: Draft) =>
       Effect.gen(function* () {
         const embedder = yield* Embedder
-        const spans = chunkSpans(draft.content, draft.sentences, embedder.model.maxChunkChars)
-        const vectors = yield* embedder
-          .embed(spans.map((s) => draft.content.slice(s.start, s.end)))
-          .pipe(Effect.mapError((e) => new PluginFailure({ reason: "Failed", message: e.message, cause: e })))
-        const chunks: Array<EmbeddedChunk> = spans.map((s, i) => ({
-          start: s.start,
-          end: s.end,
-          vector: vectors[i]!
-        }))
-        return {
-          ...draft,
-          embedding: { model: embedder.model.id, dimensions: embedder.model.dimensions, chunks }
+        // The model is read before and after: a re-embedding's switch between the two (see
+        // SwitchingEmbedder) would label one model's vectors with the other's name, so it embeds again.
+        for (;;) {
+          const model = embedder.model
+          const spans = chunkSpans(draft.content, draft.sentences, model.maxChunkChars)
+          const vectors = yield* embedder
+            .embed(spans.map((s) => draft.content.slice(s.start, s.end)))
+            .pipe(Effect.mapError((e) => new PluginFailure({ reason: "Failed", message: e.message, cause: e })))
+          if (embedder.model !== model) continue
+          const chunks: Array<EmbeddedChunk> = spans.map((s, i) => ({
+            start: s.start,
+            end: s.end,
+            vector: vectors[i]!
+          }))
+          return {
+            ...draft,
+            embedding: { model: model.id, dimensions: model.dimensions, chunks }
+          }
         }
       })
   })

@@ -1,4 +1,6 @@
+import { EmbedderError } from "@umo/core"
 import { Config, Effect, Layer } from "effect"
+import { modelsDirConfig } from "../support/ModelsDir.js"
 import * as TransformersEmbedder from "./TransformersEmbedder.js"
 import * as UseLiteEmbedder from "./UseLiteEmbedder.js"
 
@@ -41,3 +43,23 @@ export const checkInstalled = Effect.gen(function* () {
   const missing = TransformersEmbedder.unavailable(yield* TransformersEmbedder.optionsConfig)
   if (missing !== undefined) return yield* missing
 })
+
+/**
+ * The embedder that made the vectors of a store pinned to `id` (what `pinnedId` and USE lite
+ * record), from the models installed here: the one a re-embedding keeps answering with until its
+ * switch (see `Reembedding`). Fails when `id` names no embedder UMO ships.
+ */
+export const forPinnedId = (id: string) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      if (id === UseLiteEmbedder.useLiteModelId) return UseLiteEmbedder.layer()
+      const known = TransformersEmbedder.fromPinnedId(id)
+      if (known === undefined)
+        return yield* new EmbedderError({
+          reason: "ModelUnavailable",
+          model: id,
+          detail: "this store was embedded with a model UMO cannot run here, so it cannot keep answering while it re-embeds"
+        })
+      return TransformersEmbedder.layer({ modelsDir: yield* modelsDirConfig, ...known })
+    })
+  )

@@ -50,7 +50,15 @@ const graphFile = { fp32: "model.onnx", int8: "model_int8.onnx" } as const satis
  * graph's vectors were wrong on CPUs without VNNI, and a store it filled must not take these.
  */
 export const pinnedId = (model: string, precision: Precision) =>
-  precision === "fp32" ? model : `${model}@int8-v2`
+  precision === "fp32" ? model : `${model}${int8Suffix}`
+const int8Suffix = "@int8-v2"
+
+/** The known model and precision a store pinned to `id` was embedded with (undefined: none this adapter runs). */
+export const fromPinnedId = (id: string): { model: string; precision: Precision } | undefined => {
+  const precision: Precision = id.endsWith(int8Suffix) ? "int8" : "fp32"
+  const model = precision === "int8" ? id.slice(0, -int8Suffix.length) : id
+  return Object.hasOwn(knownModels, model) ? { model, precision } : undefined
+}
 
 /**
  * How to get a model's graph: `npm install` prepares the default model's int8 graph, and

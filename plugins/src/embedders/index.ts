@@ -4,5 +4,6 @@ import "../support/NodeVersion.js"
 
 export { chunkSpans, embed } from "./Embed.js"
 export * as EmbedderChoice from "./EmbedderChoice.js"
+export { makeSwitchingEmbedder, type SwitchingEmbedder } from "./SwitchingEmbedder.js"
 export * as TransformersEmbedder from "./TransformersEmbedder.js"
 export * as UseLiteEmbedder from "./UseLiteEmbedder.js"

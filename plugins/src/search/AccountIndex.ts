@@ -111,6 +111,11 @@ export class AccountIndex {
     this.vectors = new VectorSet(dims, 64, rowsDir)
   }
 
+  /** The dimension of the vectors it holds. */
+  get dims(): number {
+    return this.vectors.dims
+  }
+
   /** Bytes the index holds in memory, about: its entries, slots and vectors. */
   get bytes(): number {
     return (

@@ -73,6 +73,11 @@ export class SearchIndex extends Context.Service<
     readonly ready: (accountId: string) => Effect.Effect<void, StoreError>
     /** The account's shard, `k/n`, when this process indexes one shard of n; else null. */
     readonly shardOf: (accountId: string) => string | null
+    /**
+     * A re-embedding switched the store to vectors of `dims` dimensions: every account's index is
+     * let go (searches read the database until each is loaded again, as after a start).
+     */
+    readonly reembedded: (dims: number) => Effect.Effect<void>
   }
 >()("@umo/plugins/SearchIndex") {}
 
@@ -127,7 +132,7 @@ const breather = Effect.promise(() => new Promise<void>((resolve) => setImmediat
  */
 export const make = (
   sql: SqlClient.SqlClient,
-  dims: number,
+  pinnedDims: number,
   scope: Scope.Scope,
   {
     loadInlineUpTo = 1_000,
@@ -146,9 +151,11 @@ export const make = (
       yield* Effect.logWarning(
         `search index: a budget of ${Math.round(asked / 2 ** 20)} MB is more than Node's heap can hold; ${Math.round(budgetBytes / 2 ** 20)} MB used (raise the heap with NODE_OPTIONS=--max-old-space-size=…)`
       )
-    const database = makeSearch(sql, dims)
+    const database = makeSearch(sql)
     const rows: IndexRows = makeIndexRows(sql)
-    const snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)
+    // Both change when a re-embedding switches the store to another model (`reembedded`).
+    let dims = pinnedDims
+    let snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)
     const accounts = new Map<string, AccountState>()
     /** Snapshots being taken: run apart from `scope`, which would interrupt them as it closes. */
     const snapshotting = new Set<Fiber.Fiber<void>>()
@@ -246,17 +253,22 @@ export const make = (
         )
       )
 
-    /** Applies chain entries in order: a capture adds the memory as it is now (or drops it, deleted since). */
+    /**
+     * Applies chain entries in order: a capture adds the memory as it is now (or drops it, deleted
+     * since), a re-embedding replaces its vectors. Vectors of another dimension than the index's
+     * (a switch this process has not taken up yet) are left out; `reembedded` drops the index.
+     */
     const apply = (accountId: string, index: AccountIndex, events: ReadonlyArray<ChainEvent>) =>
       Effect.gen(function* () {
         // Nothing deleted may stay on disk in a snapshot: it goes now, a new one follows.
         if (events.some((e) => e.kind === "delete")) snapshots?.forget(accountId)
-        const captured = events.filter((e) => e.kind === "capture").map((e) => e.umo_id)
+        const captured = events.filter((e) => e.kind === "capture" || e.kind === "reembed").map((e) => e.umo_id)
         const loaded = new Map((yield* rows.byIds(accountId, captured)).map((row) => [row.umo_id, row]))
         for (const event of events) {
-          if (event.kind === "capture") {
+          if (event.kind === "capture" || event.kind === "reembed") {
             const row = loaded.get(event.umo_id)
-            if (row === undefined) index.remove(event.umo_id)
+            if (event.kind === "reembed") index.remove(event.umo_id)
+            if (row === undefined || row.vectors.some((v) => v.length !== index.dims)) index.remove(event.umo_id)
             else index.add(row)
           } else if (event.kind === "delete") index.remove(event.umo_id)
           else if (event.kind === "supersede" && event.superseded_by !== null)
@@ -313,12 +325,13 @@ export const make = (
      */
     const snapshotSoon = (accountId: string, state: AccountState) =>
       Effect.suspend(() => {
+        const taker = snapshots
         // Checked here first: a search that applied new chain entries calls this, and most are not due.
         if (
-          snapshots === undefined ||
+          taker === undefined ||
           state.snapshotDue ||
           state.index === undefined ||
-          !snapshots.due(accountId, state.index)
+          !taker.due(accountId, state.index)
         )
           return Effect.void
         state.snapshotDue = true
@@ -330,7 +343,7 @@ export const make = (
                 Effect.suspend(() =>
                   state.index === undefined || !state.serving
                     ? Effect.succeed(undefined)
-                    : snapshots.capture(accountId, state.index, state.seq)
+                    : taker.capture(accountId, state.index, state.seq)
                 )
               )
               if (commit !== undefined) yield* commit
@@ -631,7 +644,22 @@ export const make = (
     }
     const shardOfAccount = (accountId: string) =>
       shard === undefined ? null : shardText({ index: shardOf(accountId, shard.of), of: shard.of })
-    return { search, index: SearchIndex.of({ status, ready, shardOf: shardOfAccount }) }
+
+    const reembedded = (newDims: number) =>
+      Effect.gen(function* () {
+        // New searches start from fresh states at once; each old one is dropped once the work on it
+        // (a load, a catch-up, a sync holding its lock) has stopped or finished.
+        const old = [...accounts.entries()]
+        accounts.clear()
+        dims = newDims
+        for (const [accountId] of old) snapshots?.forget(accountId)
+        snapshots = snapshotDir === undefined ? undefined : makeIndexSnapshots(snapshotDir, rows, dims)
+        for (const [, state] of old) {
+          if (state.work !== undefined) yield* Fiber.interrupt(state.work)
+          yield* locked(state, forget(state))
+        }
+      })
+    return { search, index: SearchIndex.of({ status, ready, shardOf: shardOfAccount, reembedded }) }
   })
 
 /** Where a deployment whose files are in `dataDir` keeps the graphs' snapshots (the server's and `openMemory`'s default). */
@@ -656,7 +684,7 @@ export const layer = (options: IndexOptions = {}) =>
       const enabled = yield* Config.Boolean("UMO_SEARCH_INDEX").pipe(Config.withDefault(true))
       yield* settleVectorGraph(pinned.dimensions, enabled)
       if (!enabled) {
-        const search = makeSearch(sql, pinned.dimensions)
+        const search = makeSearch(sql)
         const off = SearchIndex.of({
           status: Effect.succeed({
             serving: 0,
@@ -668,7 +696,8 @@ export const layer = (options: IndexOptions = {}) =>
             shard: null
           }),
           ready: () => Effect.void,
-          shardOf: () => null
+          shardOf: () => null,
+          reembedded: () => Effect.void
         })
         return Context.make(MemorySearch, search).pipe(Context.add(SearchIndex, off))
       }

@@ -18,6 +18,7 @@ const referenceTables = ["accounts", "api_keys", "signing_keys", "store_settings
 const accountTables = [
   "memories",
   "memory_chunks",
+  "memory_chunks_next",
   "memory_facts",
   "memory_origins",
   "search_postings",

@@ -4,6 +4,17 @@ import { SqlClient } from "effect/sql"
 import { storeError } from "./SqlFailure.js"
 import { withStartupLock } from "./StartupLock.js"
 
+/** The embedder the store is pinned to (its id and dimension), as the caller's transaction sees it. */
+export const readPin = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql<{ key: string; value: string }>`
+      SELECT key, value FROM store_settings WHERE key IN ('embedding_model', 'embedding_dimensions')`,
+    (rows) => {
+      const setting = (key: string) => rows.find((r) => r.key === key)?.value ?? ""
+      return { id: setting("embedding_model"), dimensions: Number(setting("embedding_dimensions")) }
+    }
+  )
+
 /**
  * Pins the store to one embedder: the first start records its model and dimension; later starts
  * with another embedder are refused, since their vectors could not be compared with the stored ones.
@@ -13,16 +24,13 @@ export const pinEmbedder = (model: EmbedderModel) =>
     const sql = yield* SqlClient.SqlClient
     yield* sql`INSERT INTO store_settings (key, value) VALUES ('embedding_model', ${model.id}), ('embedding_dimensions', ${String(model.dimensions)})
                ON CONFLICT (key) DO NOTHING`
-    const rows = yield* sql<{ key: string; value: string }>`
-      SELECT key, value FROM store_settings WHERE key IN ('embedding_model', 'embedding_dimensions')`
-    const setting = (key: string) => rows.find((r) => r.key === key)?.value ?? ""
-    const pinned = { id: setting("embedding_model"), dimensions: Number(setting("embedding_dimensions")) }
+    const pinned = yield* readPin(sql)
     if (pinned.id !== model.id || pinned.dimensions !== model.dimensions) {
       return yield* new StoreError({
         reason: "EmbedderMismatch",
         detail:
           `this store's memories were embedded with ${pinned.id} (${pinned.dimensions} dimensions) but the configured ` +
-          `embedder is ${model.id} (${model.dimensions}); configure ${pinned.id} again, or re-embed the stored memories first`
+          `embedder is ${model.id} (${model.dimensions}); configure ${pinned.id} again, or set UMO_REEMBED=on to re-embed the stored memories with ${model.id} while the server keeps answering with ${pinned.id}`
       })
     }
     return pinned
@@ -45,13 +53,28 @@ const isPglite = (sql: SqlClient.SqlClient) =>
 export const keepVectorGraph = (dimensions: number, keep: boolean) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const name = `memory_chunks_embedding_hnsw_${dimensions}`
-    yield* sql.unsafe(
-      keep
-        ? `CREATE INDEX IF NOT EXISTS ${name} ON memory_chunks USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`
-        : `DROP INDEX IF EXISTS ${name}`
-    )
+    yield* sql.unsafe(keep ? createGraph(dimensions, "") : `DROP INDEX IF EXISTS ${graphName(dimensions)}`)
   }).pipe(withStartupLock, Effect.mapError(storeError("could not build or drop the vector graph")))
+
+const graphName = (dimensions: number) => `memory_chunks_embedding_hnsw_${dimensions}`
+const createGraph = (dimensions: number, how: "" | "CONCURRENTLY") =>
+  `CREATE INDEX ${how} IF NOT EXISTS ${graphName(dimensions)} ON memory_chunks USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops)`
+
+/**
+ * Builds the vector graph without holding up writes (PostgreSQL's CREATE INDEX CONCURRENTLY,
+ * outside a transaction): after a re-embedding's switch, when the store already serves, a graph
+ * over 100,000 chunks takes minutes to build. PGlite builds it the plain way (it has one
+ * connection: nothing to hold up).
+ */
+const buildGraphConcurrently = (dimensions: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const embedded = yield* isPglite(sql).pipe(Effect.mapError(storeError("could not read the database's version")))
+    if (embedded) return yield* keepVectorGraph(dimensions, true)
+    yield* sql.unsafe(createGraph(dimensions, "CONCURRENTLY")).pipe(
+      Effect.mapError(storeError("could not build the vector graph"))
+    )
+  })
 
 /**
  * Keeps or drops the vector graph as `UMO_SQL_VECTOR_INDEX` says: `on`, `off`, or `auto` (the
@@ -60,7 +83,11 @@ export const keepVectorGraph = (dimensions: number, keep: boolean) =>
  * does not fit the index's budget. On PostgreSQL a capture's inserts into the graph cost less and
  * hold up no reader, and other processes (replicas, shards) may search through it.
  */
-export const settleVectorGraph = (dimensions: number, inProcessIndex: boolean) =>
+export const settleVectorGraph = (
+  dimensions: number,
+  inProcessIndex: boolean,
+  { concurrently = false }: { readonly concurrently?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const configured = yield* Config.Literals(["auto", "on", "off"], "UMO_SQL_VECTOR_INDEX").pipe(
       Config.withDefault<"auto" | "on" | "off">("auto")
@@ -71,5 +98,5 @@ export const settleVectorGraph = (dimensions: number, inProcessIndex: boolean) =
         ? !inProcessIndex ||
           !(yield* isPglite(sql).pipe(Effect.mapError(storeError("could not read the database's version"))))
         : configured === "on"
-    yield* keepVectorGraph(dimensions, keep)
+    yield* keep && concurrently ? buildGraphConcurrently(dimensions) : keepVectorGraph(dimensions, keep)
   })

@@ -15,7 +15,8 @@ import { chunksOf, type MemoryRow, memoryColumns, toStored } from "./SqlMemoryRo
 /**
  * The MemoryProvenance port on an Effect SqlClient: a memory's three hashes recomputed from what
  * is stored now (content, extraction, metadata and vectors) and checked against the signed
- * capture entry of its account's chain. The memory, its vectors and its chain segment are read in
+ * capture entry of its account's chain (the record hash, after a re-embedding, against its
+ * signed `reembed` entry). The memory, its vectors and its chain segment are read in
  * one snapshot, so a write landing meanwhile cannot make an intact memory look changed.
  */
 export const make = Effect.gen(function* () {
@@ -42,19 +43,26 @@ export const make = Effect.gen(function* () {
             : succession?.entry_valid === true &&
               succession.entry.superseded_by === memory.superseded_by &&
               succession.entry.recorded_at === memory.superseded_at
+        // After a re-embedding, the vectors and so the record hash are the ones its signed
+        // `reembed` entry names (the latest: a store may move to another model more than once).
+        const reembedding = Option.getOrNull(yield* ledger.check(accountId, umoId, "reembed"))
         const recomputed = {
           content_hash: contentHash(memory.content),
           semantic_hash: semanticHash(memory),
           record_hash: recordHash({ ...memory, chunks })
         }
         const entry = check?.entry ?? null
+        const signed = (field: keyof typeof recomputed) =>
+          field === "record_hash" && reembedding !== null ? reembedding.entry : entry
         const matches = (field: keyof typeof recomputed) =>
-          recomputed[field] === memory[field] && entry !== null && entry[field] === recomputed[field]
-        const chainValid = (check?.chain_valid ?? false) && (succession?.chain_valid ?? true)
+          recomputed[field] === memory[field] && signed(field)?.[field] === recomputed[field]
+        const chainValid =
+          (check?.chain_valid ?? false) && (succession?.chain_valid ?? true) && (reembedding?.chain_valid ?? true)
         return Option.some({
           umo_id: umoId,
           valid:
             (check?.entry_valid ?? false) &&
+            (reembedding?.entry_valid ?? true) &&
             matches("content_hash") &&
             matches("semantic_hash") &&
             matches("record_hash") &&

@@ -44,7 +44,6 @@ const toCandidates = (rows: ReadonlyArray<{ umo_id: string; score: number }>): R
  */
 export const makeSearch = (
   sql: SqlClient.SqlClient,
-  dims: number,
   {
     candidateBudget = defaultCandidateBudget,
     exactBelow = defaultExactBelow
@@ -72,9 +71,13 @@ export const makeSearch = (
     if (options.ids?.length === 0) return Effect.succeed([])
     const q = vectorText(vector)
     const inSelection = selected(accountId, "c", options)
+    // The query's dimension is the store's: the HNSW index is on that cast. Chunks of another
+    // dimension are passed over, not compared: a query embedded just before a re-embedding's
+    // switch finds the new vectors (see SqlReembedding), and comparing them would fail the search.
+    const dims = vector.length
     const distance = sql.unsafe(`c.embedding::vector(${dims}) <=> `)
     const similarity = sql`1 - (${distance}${q}::vector)`
-    const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} ${inSelection} ${onlyIds("c.umo_id", options)}`
+    const chunks = sql`FROM memory_chunks c WHERE c.account_id = ${accountId} AND vector_dims(c.embedding) = ${dims} ${inSelection} ${onlyIds("c.umo_id", options)}`
     // The best chunk stands for its memory. Given ids, every chunk of those memories is scored
     // exactly. Otherwise a selection below `exactBelow` memories is scanned exactly (the fence
     // of OFFSET 0 keeps the planner off the index), and a larger one through the HNSW index.
@@ -86,7 +89,7 @@ export const makeSearch = (
       ? sql`(SELECT count(*) FROM narrowed)`
       : sql`(SELECT coalesce(max(documents), 0) FROM search_totals WHERE account_id = ${accountId})`
     const exactChunks = filtered
-      ? sql`FROM narrowed n JOIN memory_chunks c ON c.account_id = ${accountId} AND c.umo_id = n.umo_id`
+      ? sql`FROM narrowed n JOIN memory_chunks c ON c.account_id = ${accountId} AND c.umo_id = n.umo_id AND vector_dims(c.embedding) = ${dims}`
       : chunks
     const nearest =
       options.ids === undefined
@@ -252,12 +255,12 @@ export const makeSearch = (
   })
 }
 
-/** The MemorySearch port on an Effect SqlClient, for the dimension of the embedder the store is pinned to. */
+/** The MemorySearch port on an Effect SqlClient, with the vector graph of the embedder the store is pinned to. */
 export const layer = Layer.effect(
   MemorySearch,
   Effect.gen(function* () {
     const pinned = yield* pinEmbedder((yield* Embedder).model)
     yield* keepVectorGraph(pinned.dimensions, true)
-    return makeSearch(yield* readClient, pinned.dimensions)
+    return makeSearch(yield* readClient)
   })
 )

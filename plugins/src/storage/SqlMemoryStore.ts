@@ -15,7 +15,8 @@ import {
 } from "@umo/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { pinEmbedder } from "./EmbedderPin.js"
+import { pinEmbedder, readPin } from "./EmbedderPin.js"
+import { shareSwitchLock } from "./SqlReembedding.js"
 import { readClient } from "./ReadReplicas.js"
 import { findOriginals } from "./SqlDuplicates.js"
 import { eraseMatching } from "./SqlErasure.js"
@@ -39,8 +40,9 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const ledger = yield* Ledger
   const embedder = yield* Embedder
-  const pinned = yield* pinEmbedder(embedder.model)
-  const dims = pinned.dimensions
+  yield* pinEmbedder(embedder.model)
+  /** The models this process has embedded with: one, and another after each re-embedding's switch. */
+  const served = new Set<string>()
   const statistics = yield* TableStatistics.make(sql, yield* Effect.scope)
   // What only reads goes to a replica that has caught up, when there are some (see ReadReplicas).
   const reads = yield* readClient
@@ -92,13 +94,17 @@ export const make = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const umos = writes.map((w) => w.umo)
-      for (const umo of umos) {
-        if (umo.embedding.model !== pinned.id || umo.embedding.dimensions !== dims) {
-          return yield* new StoreError({
-            reason: "EmbedderMismatch",
-            detail: `this store holds ${pinned.id} vectors (${dims} dimensions), not ${umo.embedding.model}`
-          })
-        }
+      const foreign = (pin: { readonly id: string; readonly dimensions: number }) =>
+        umos.find((umo) => umo.embedding.model !== pin.id || umo.embedding.dimensions !== pin.dimensions)
+      // Vectors of a model this process never embedded with (a plugin's own, say) are refused
+      // outright; those of the model it embedded with before a re-embedding's switch are embedded again.
+      served.add(embedder.model.id)
+      const unlike = umos.find((umo) => !served.has(umo.embedding.model))
+      if (unlike !== undefined) {
+        return yield* new StoreError({
+          reason: "EmbedderMismatch",
+          detail: `this store holds ${embedder.model.id} vectors (${embedder.model.dimensions} dimensions), not ${unlike.embedding.model}`
+        })
       }
       const recordHashes = umos.map((umo) =>
         recordHash({
@@ -120,7 +126,16 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           // The account's chain head first: writers of one account take turns from the start, so the
           // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
+          // A re-embedding's switch takes this lock alone while it moves the store to another model:
+          // read under it, the pin is the one these vectors will sit beside.
+          yield* shareSwitchLock(sql)
           yield* lockChainHead(sql, accountId)
+          const now = yield* readPin(sql)
+          if (foreign(now) !== undefined)
+            return yield* new StoreError({
+              reason: "EmbedderSwitched",
+              detail: `the store moved to ${now.id} (${now.dimensions} dimensions) while these memories were embedded`
+            })
           // A write repeating a current memory stores nothing: the chain records the repeat.
           const originals = yield* findOriginals(sql, accountId, writes, recordHashes)
           const stored = writes.flatMap((w, i) => (originals.has(i) ? [] : [{ w, i }]))

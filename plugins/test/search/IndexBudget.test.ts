@@ -54,7 +54,7 @@ describe("IndexedMemorySearch within a budget and a shard", () => {
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           const dims = pool[0]!.embedding.dimensions
-          const database = makeSearch(sql, dims)
+          const database = makeSearch(sql)
           // What one account's index holds, to set a budget that fits one or two of them, never three.
           const probe = yield* IndexedMemorySearch.make(sql, dims, yield* Effect.scope, { preload: false })
           yield* probe.search.sync(accounts[4]!.id)
@@ -115,7 +115,7 @@ describe("IndexedMemorySearch within a budget and a shard", () => {
         for (const account of accounts) {
           yield* sameAnswers(
             search,
-            makeSearch(sql, dims),
+            makeSearch(sql),
             account.id,
             queriesOf(),
             selections,
@@ -131,7 +131,7 @@ describe("IndexedMemorySearch within a budget and a shard", () => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const dims = pool[0]!.embedding.dimensions
-        const database = makeSearch(sql, dims)
+        const database = makeSearch(sql)
         const run = Effect.runPromiseWith(yield* Effect.context<never>())
         yield* Effect.promise(() =>
           fc.assert(

@@ -50,7 +50,7 @@ describe("IndexedMemorySearch", () => {
           const sql = yield* SqlClient.SqlClient
           const indexed = yield* MemorySearch
           const dims = pool[0]!.embedding.dimensions
-          const database = makeSearch(sql, dims)
+          const database = makeSearch(sql)
           const run = Effect.runPromiseWith(
             yield* Effect.context<MemoryStore | AccountStore | MemorySearch>()
           )
@@ -163,7 +163,7 @@ describe("IndexedMemorySearch", () => {
               }
             }
           ]
-          yield* sameAnswers(search, makeSearch(sql, dims), account, queries, selections, [
+          yield* sameAnswers(search, makeSearch(sql), account, queries, selections, [
             ...memories.map((u) => u.umo_id),
             late.umo_id
           ])
@@ -221,7 +221,7 @@ describe("IndexedMemorySearch", () => {
         const store = yield* MemoryStore
         const search = yield* MemorySearch
         const index = yield* SearchIndex
-        const database = makeSearch(yield* SqlClient.SqlClient, pool[0]!.embedding.dimensions)
+        const database = makeSearch(yield* SqlClient.SqlClient)
         const account = yield* newAccount("recalled")
         const turn = recapture(pool[1]!)
         // Longer than the index holds (IndexRows.longestHeld): its text stays in the store.

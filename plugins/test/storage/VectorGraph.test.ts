@@ -64,7 +64,7 @@ describe("the database's vector graph", () => {
           Effect.gen(function* () {
             expect(yield* graphExists).toBe(false)
             // `exactBelow: 0` takes the branch a large account takes, which the graph served.
-            const search = makeSearch(yield* SqlClient.SqlClient, 16, { exactBelow: 0 })
+            const search = makeSearch(yield* SqlClient.SqlClient, { exactBelow: 0 })
             for (const umo of pool) {
               const [best] = yield* search.searchVector(account, umo.embedding.chunks[0]!.vector, {
                 limit: 3

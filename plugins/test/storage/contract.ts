@@ -279,8 +279,8 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           // every account when the exact scan stops at size 0) the same memories come back.
           const sql = yield* SqlClient.SqlClient
           const dims = target.embedding.dimensions
-          const exact = makeSearch(sql, dims, { exactBelow: Number.MAX_SAFE_INTEGER })
-          const indexed = makeSearch(sql, dims, { exactBelow: 0 })
+          const exact = makeSearch(sql, { exactBelow: Number.MAX_SAFE_INTEGER })
+          const indexed = makeSearch(sql, { exactBelow: 0 })
           for (const u of all) {
             const vector = u.embedding.chunks[0]!.vector
             const [a, b] = yield* Effect.all([
@@ -329,7 +329,7 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
 
             // With room for one memory, only the rarer "Austen" finds candidates; "million" (two
             // memories) still counts in their scores and in the scores of given ids.
-            const common = makeSearch(yield* SqlClient.SqlClient, all[0]!.embedding.dimensions, {
+            const common = makeSearch(yield* SqlClient.SqlClient, {
               candidateBudget: 1
             })
             // (The search under test may be the in-process index: its sums agree to the last bits.)

@@ -14,6 +14,7 @@ import expiry from "./0012_expiry.js"
 import categories from "./0013_categories.js"
 import webhooks from "./0014_webhooks.js"
 import forgetByAccount from "./0015_forget_by_account.js"
+import reembedding from "./0016_reembedding.js"
 
 /** The schema migrations, the same for PGlite and PostgreSQL, applied in id order at start-up. */
 export const migrations = Migrator.fromRecord({
@@ -31,7 +32,8 @@ export const migrations = Migrator.fromRecord({
   "0012_expiry": expiry,
   "0013_categories": categories,
   "0014_webhooks": webhooks,
-  "0015_forget_by_account": forgetByAccount
+  "0015_forget_by_account": forgetByAccount,
+  "0016_reembedding": reembedding
 })
 
 export const migrate = Migrator.make({})({ loader: migrations, table: "umo_migrations" })
