@@ -63,7 +63,16 @@ export const storeFailure = (error: StoreError | LedgerError) =>
 export const storeUnavailable = (error: StoreError | LedgerError) =>
   error.reason === "Unavailable" || error.reason === "EmbedderSwitched"
     ? Effect.logWarning(error.detail).pipe(
-        Effect.andThen(Effect.fail(new Unavailable({ detail: "the database is unavailable; retry shortly" })))
+        Effect.andThen(
+          Effect.fail(
+            new Unavailable({
+              detail:
+                error.reason === "Unavailable"
+                  ? "the database is unavailable; retry shortly"
+                  : "the store moved to another embedding model while this was written; retry"
+            })
+          )
+        )
       )
     : error.reason === "SigningKeyRetired"
       ? Effect.logError(error.detail).pipe(

@@ -85,7 +85,8 @@ const storageOf = (options: OpenMemoryOptions) => {
     signingKey: SigningKey.layer({ dataDir, pem: options.signingKey }),
     embedder: options.embedder ?? EmbedderChoice.layerConfig,
     // A store pinned to another model is re-embedded with this one when asked (`reembed`, UMO_REEMBED).
-    pinnedEmbedder: options.pinnedEmbedder ?? (options.embedder === undefined ? EmbedderChoice.forPinnedId : undefined),
+    pinnedEmbedder:
+      options.pinnedEmbedder ?? (options.embedder === undefined ? EmbedderChoice.forPinnedId : undefined),
     reembed: options.reembed,
     searchIndex: { snapshotDir: IndexedMemorySearch.snapshotDirIn(dataDir) }
   })

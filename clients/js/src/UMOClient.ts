@@ -66,6 +66,15 @@ export interface Health {
     readonly evictions: number
     readonly shard: string | null
   }
+  /** A re-embedding under way (the server started with `UMO_REEMBED=on` on a store of another model), else null. */
+  readonly reembedding: {
+    readonly from: string
+    readonly to: string
+    readonly state: "embedding" | "switching" | "switched" | "failed"
+    readonly staged: number
+    readonly total: number
+    readonly detail: string | null
+  } | null
 }
 
 export interface UMOClientOptions {
@@ -379,12 +388,25 @@ export class UMOClient implements UMOMemory {
   /**
    * Whether the service is up (`GET /health`), and its search index: accounts served and loading,
    * memories and MiB held against its budget (`UMO_INDEX_MEMORY_MB`), accounts dropped to keep
-   * within it, and its shard (`k/n`, or null). Needs no key.
+   * within it, and its shard (`k/n`, or null); and a re-embedding under way: from which model to
+   * which, its state and memories staged of all (null: none). Needs no key.
    */
   async health(): Promise<Health> {
     const data = await this.#send({ method: "GET", path: "/health", authenticated: false })
     const index = (data.index ?? {}) as Raw
+    const reembedding = (data.reembedding ?? null) as Raw | null
     return {
+      reembedding:
+        reembedding === null
+          ? null
+          : {
+              from: String(reembedding.from),
+              to: String(reembedding.to),
+              state: String(reembedding.state) as NonNullable<Health["reembedding"]>["state"],
+              staged: Number(reembedding.staged),
+              total: Number(reembedding.total),
+              detail: typeof reembedding.detail === "string" ? reembedding.detail : null
+            },
       status: String(data.status),
       index: {
         serving: Number(index.serving),

@@ -1,6 +1,6 @@
 /**
  * The account's hash chain as a timeline, newest first (`GET /v1/account/chain`, paged with
- * `before`): each capture, supersession and deletion, the memory it concerns, whether its Ed25519
+ * `before`): each capture, supersession, deletion, repeat and re-embedding, the memory it concerns, whether its Ed25519
  * signature verifies in this browser under the pinned keys, and whether it links to the entry before it.
  * @module
  */
@@ -21,7 +21,9 @@ interface CheckedEntry {
 const kinds: Record<string, readonly [string, string]> = {
   capture: ["Capture", "Captured"],
   supersede: ["Supersession", "Superseded"],
-  delete: ["Deletion", "Forgot"]
+  delete: ["Deletion", "Forgot"],
+  repeat: ["Repeat", "Captured again"],
+  reembed: ["Re-embedding", "Embedded again, with another model"]
 }
 
 const EntryItem = (props: { item: CheckedEntry; older: LedgerEntry | undefined }) => {

@@ -66,9 +66,7 @@ export const make = Effect.gen(function* () {
       }
       // A re-embedding's switch landing between the embedding and the store's transaction: the
       // capture runs again, embedded by the model the store moved to (twice at most).
-      const attempt = (
-        left: number
-      ): Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound> => {
+      const attempt = (left: number): Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound> => {
         const switched = new Unavailable({
           detail: "the store moved to another embedding model while this was captured; retry"
         })

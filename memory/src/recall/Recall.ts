@@ -131,9 +131,15 @@ export const make = Effect.gen(function* () {
       const [[vector, byVector], text, { queryEntities, reading }] = yield* Effect.all(
         [
           Effect.flatMap(
-            Effect.all([Cache.get(queryVectors, `${embedder.model.id}\n${query}`).pipe(Effect.orDie, timed("embed")), synced], {
-              concurrency: "unbounded"
-            }),
+            Effect.all(
+              [
+                Cache.get(queryVectors, `${embedder.model.id}\n${query}`).pipe(Effect.orDie, timed("embed")),
+                synced
+              ],
+              {
+                concurrency: "unbounded"
+              }
+            ),
             ([vector]) =>
               Effect.map(
                 index.searchVector(accountId, vector, { limit: pool, ...selection }).pipe(timed("vector")),

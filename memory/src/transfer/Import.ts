@@ -318,7 +318,9 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
      * import (safe to run again: what is in is known by its origin); any other failure is the line's.
      */
     const retryable = (error: StoreError) =>
-      error.reason === "Unavailable" || error.reason === "SigningKeyRetired" || error.reason === "EmbedderSwitched"
+      error.reason === "Unavailable" ||
+      error.reason === "SigningKeyRetired" ||
+      error.reason === "EmbedderSwitched"
         ? storeUnavailable(error)
         : Effect.void
 

@@ -31,7 +31,7 @@ export interface EventBody {
   }
 }
 
-/** The event a chain entry is for a webhook (none for a repeat: nothing changed). */
+/** The event a chain entry is for a webhook (none for a repeat or a re-embedding: nothing a reader sees changed). */
 export const eventOf = (due: DueWebhook, entry: LedgerEntry): EventBody | undefined => {
   const base = {
     id: `${due.webhook.webhook_id}:${entry.seq}`,

@@ -61,7 +61,9 @@ export const embed = (): Plugin<Embedder> =>
           const spans = chunkSpans(draft.content, draft.sentences, model.maxChunkChars)
           const vectors = yield* embedder
             .embed(spans.map((s) => draft.content.slice(s.start, s.end)))
-            .pipe(Effect.mapError((e) => new PluginFailure({ reason: "Failed", message: e.message, cause: e })))
+            .pipe(
+              Effect.mapError((e) => new PluginFailure({ reason: "Failed", message: e.message, cause: e }))
+            )
           if (embedder.model !== model) continue
           const chunks: Array<EmbeddedChunk> = spans.map((s, i) => ({
             start: s.start,

@@ -58,7 +58,8 @@ export const forPinnedId = (id: string) =>
         return yield* new EmbedderError({
           reason: "ModelUnavailable",
           model: id,
-          detail: "this store was embedded with a model UMO cannot run here, so it cannot keep answering while it re-embeds"
+          detail:
+            "this store was embedded with a model UMO cannot run here, so it cannot keep answering while it re-embeds"
         })
       return TransformersEmbedder.layer({ modelsDir: yield* modelsDirConfig, ...known })
     })

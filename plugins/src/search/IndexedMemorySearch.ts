@@ -262,13 +262,16 @@ export const make = (
       Effect.gen(function* () {
         // Nothing deleted may stay on disk in a snapshot: it goes now, a new one follows.
         if (events.some((e) => e.kind === "delete")) snapshots?.forget(accountId)
-        const captured = events.filter((e) => e.kind === "capture" || e.kind === "reembed").map((e) => e.umo_id)
+        const captured = events
+          .filter((e) => e.kind === "capture" || e.kind === "reembed")
+          .map((e) => e.umo_id)
         const loaded = new Map((yield* rows.byIds(accountId, captured)).map((row) => [row.umo_id, row]))
         for (const event of events) {
           if (event.kind === "capture" || event.kind === "reembed") {
             const row = loaded.get(event.umo_id)
             if (event.kind === "reembed") index.remove(event.umo_id)
-            if (row === undefined || row.vectors.some((v) => v.length !== index.dims)) index.remove(event.umo_id)
+            if (row === undefined || row.vectors.some((v) => v.length !== index.dims))
+              index.remove(event.umo_id)
             else index.add(row)
           } else if (event.kind === "delete") index.remove(event.umo_id)
           else if (event.kind === "supersede" && event.superseded_by !== null)

@@ -69,11 +69,13 @@ const createGraph = (dimensions: number, how: "" | "CONCURRENTLY") =>
 const buildGraphConcurrently = (dimensions: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const embedded = yield* isPglite(sql).pipe(Effect.mapError(storeError("could not read the database's version")))
-    if (embedded) return yield* keepVectorGraph(dimensions, true)
-    yield* sql.unsafe(createGraph(dimensions, "CONCURRENTLY")).pipe(
-      Effect.mapError(storeError("could not build the vector graph"))
+    const embedded = yield* isPglite(sql).pipe(
+      Effect.mapError(storeError("could not read the database's version"))
     )
+    if (embedded) return yield* keepVectorGraph(dimensions, true)
+    yield* sql
+      .unsafe(createGraph(dimensions, "CONCURRENTLY"))
+      .pipe(Effect.mapError(storeError("could not build the vector graph")))
   })
 
 /**

@@ -48,8 +48,7 @@ export const embedderLayer = <E1, E2, R2>(
   Layer.effectContext(
     Effect.gen(function* () {
       const target = Context.get(yield* Layer.build(configured), Embedder)
-      const asked =
-        reembed ?? (yield* Config.Boolean("UMO_REEMBED").pipe(Config.withDefault(false)))
+      const asked = reembed ?? (yield* Config.Boolean("UMO_REEMBED").pipe(Config.withDefault(false)))
       const none = Context.make(Embedder, target).pipe(Context.add(ReembeddingPlan, null))
       if (!asked || pinnedEmbedder === undefined) return none
       const pin = yield* readPin(yield* SqlClient.SqlClient).pipe(

@@ -57,7 +57,9 @@ export const make = Effect.gen(function* () {
         const matches = (field: keyof typeof recomputed) =>
           recomputed[field] === memory[field] && signed(field)?.[field] === recomputed[field]
         const chainValid =
-          (check?.chain_valid ?? false) && (succession?.chain_valid ?? true) && (reembedding?.chain_valid ?? true)
+          (check?.chain_valid ?? false) &&
+          (succession?.chain_valid ?? true) &&
+          (reembedding?.chain_valid ?? true)
         return Option.some({
           umo_id: umoId,
           valid:

@@ -16,7 +16,6 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pinEmbedder, readPin } from "./EmbedderPin.js"
-import { shareSwitchLock } from "./SqlReembedding.js"
 import { readClient } from "./ReadReplicas.js"
 import { findOriginals } from "./SqlDuplicates.js"
 import { eraseMatching } from "./SqlErasure.js"
@@ -32,6 +31,7 @@ import {
   toStored,
   vectorText
 } from "./SqlMemoryRows.js"
+import { shareSwitchLock } from "./SqlReembedding.js"
 import { listScopes } from "./SqlScopes.js"
 import { applySupersessions, factRows, recordSupersessionTimes } from "./SqlSupersessions.js"
 import * as TableStatistics from "./TableStatistics.js"
@@ -42,7 +42,7 @@ export const make = Effect.gen(function* () {
   const embedder = yield* Embedder
   yield* pinEmbedder(embedder.model)
   /** The models this process has embedded with: one, and another after each re-embedding's switch. */
-  const served = new Set<string>()
+  const served = new Set([embedder.model.id])
   const statistics = yield* TableStatistics.make(sql, yield* Effect.scope)
   // What only reads goes to a replica that has caught up, when there are some (see ReadReplicas).
   const reads = yield* readClient

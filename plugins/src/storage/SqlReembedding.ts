@@ -1,8 +1,16 @@
-import { type EmbedderModel, type LedgerEvent, type LedgerShape, type Metadata, recordHash, type StoreError } from "@umo/core"
+import {
+  type EmbedderModel,
+  type LedgerEvent,
+  type LedgerShape,
+  type Metadata,
+  recordHash,
+  type StoreError
+} from "@umo/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { readPin } from "./EmbedderPin.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
+import { lockChainHead } from "./SqlLedger.js"
 import { vectorText } from "./SqlMemoryRows.js"
 
 /** An arbitrary constant naming the lock a re-embedding's switch takes alone and every capture shares. */
@@ -33,7 +41,11 @@ export interface PendingMemory {
 /** A memory's chunks as the new model embedded them. */
 export interface StagedMemory {
   readonly memory: PendingMemory
-  readonly chunks: ReadonlyArray<{ readonly start: number; readonly end: number; readonly vector: ReadonlyArray<number> }>
+  readonly chunks: ReadonlyArray<{
+    readonly start: number
+    readonly end: number
+    readonly vector: ReadonlyArray<number>
+  }>
 }
 
 /** Where a memory stands in the order memories are re-embedded in. */
@@ -93,7 +105,10 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
       for (const [accountId, ids] of groupBy(rows, (r) => r.account_id)) {
         const chunks = yield* sql<{ umo_id: string; start_offset: number; end_offset: number }>`
           SELECT umo_id::text AS umo_id, start_offset, end_offset FROM memory_chunks
-          WHERE account_id = ${accountId} AND ${sql.in("umo_id", ids.map((r) => r.umo_id))}
+          WHERE account_id = ${accountId} AND ${sql.in(
+            "umo_id",
+            ids.map((r) => r.umo_id)
+          )}
           ORDER BY umo_id, chunk_index`
         for (const c of chunks) {
           const list = spans.get(c.umo_id) ?? []
@@ -122,7 +137,10 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
           const present = new Set(
             (yield* sql<{ umo_id: string }>`
               SELECT umo_id::text AS umo_id FROM memories
-              WHERE account_id = ${accountId} AND ${sql.in("umo_id", memories.map((s) => s.memory.umo_id))}
+              WHERE account_id = ${accountId} AND ${sql.in(
+                "umo_id",
+                memories.map((s) => s.memory.umo_id)
+              )}
               FOR KEY SHARE`).map((r) => r.umo_id)
           )
           const rows = memories
@@ -161,7 +179,9 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
   const progress = sql<{ staged: number; total: number }>`
     SELECT (SELECT count(*)::int FROM memory_chunks_next WHERE chunk_index = 0) AS staged,
       (SELECT count(*)::int FROM memories) AS total`.pipe(
-    Effect.map(([row]): ReembeddingProgress => ({ staged: Number(row?.staged ?? 0), total: Number(row?.total ?? 0) })),
+    Effect.map(
+      ([row]): ReembeddingProgress => ({ staged: Number(row?.staged ?? 0), total: Number(row?.total ?? 0) })
+    ),
     Effect.mapError(storeError("could not read the re-embedding's progress"))
   )
 
@@ -190,8 +210,15 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
         const accounts = yield* sql<{ account_id: string }>`
           SELECT DISTINCT account_id::text AS account_id FROM memories ORDER BY 1`
         for (const { account_id: accountId } of accounts) {
+          // A deletion or erasure of the account's memories waits for the switch (not read, then gone).
+          yield* lockChainHead(sql, accountId)
           for (let after = ""; ; ) {
-            const moved = yield* sql<{ umo_id: string; content_hash: string; semantic_hash: string; record_hash: string }>`
+            const moved = yield* sql<{
+              umo_id: string
+              content_hash: string
+              semantic_hash: string
+              record_hash: string
+            }>`
               SELECT m.umo_id::text AS umo_id, m.content_hash, m.semantic_hash, n.record_hash
               FROM memories m JOIN memory_chunks_next n
                 ON n.account_id = m.account_id AND n.umo_id = m.umo_id AND n.chunk_index = 0
@@ -202,7 +229,10 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
             yield* sql`UPDATE memories m SET embedding_model = ${model.id}, record_hash = n.record_hash
               FROM memory_chunks_next n
               WHERE m.account_id = ${accountId} AND n.account_id = ${accountId} AND n.umo_id = m.umo_id
-                AND n.chunk_index = 0 AND ${sql.in("m.umo_id", moved.map((r) => r.umo_id))}`
+                AND n.chunk_index = 0 AND ${sql.in(
+                  "m.umo_id",
+                  moved.map((r) => r.umo_id)
+                )}`
             yield* ledger.appendMany(
               accountId,
               moved.map((r): LedgerEvent => ({ kind: "reembed", ...r }))

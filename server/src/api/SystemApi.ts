@@ -20,8 +20,28 @@ export const IndexHealth = Schema.Struct({
   })
 })
 
-/** `GET /health`: liveness, no authentication, a flat body: `status` and the search index's figures. */
-export const Health = Schema.Struct({ status: Schema.Literal("healthy"), index: IndexHealth })
+/** A re-embedding under way (`UMO_REEMBED=on`, the store pinned to another model than the configured one). */
+export const ReembeddingHealth = Schema.Struct({
+  from: Schema.String.annotate({ description: "the model searches answer with until the switch" }),
+  to: Schema.String.annotate({ description: "the model the memories are being embedded with" }),
+  state: Schema.Literals(["embedding", "switching", "switched", "failed"]).annotate({
+    description:
+      "embedding: batches staged in the background; switching: the one transaction that moves the store to the new model; switched: done; failed: taken up again a minute later from what is staged (see detail)"
+  }),
+  staged: Schema.Number.annotate({ description: "memories with the new model's vectors staged" }),
+  total: Schema.Number.annotate({ description: "memories in the store" }),
+  detail: Schema.NullOr(Schema.String).annotate({ description: "why it failed, when it did" })
+})
+
+/**
+ * `GET /health`: liveness, no authentication, a flat body: `status`, the search index's figures and
+ * the re-embedding under way (null: none).
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("healthy"),
+  index: IndexHealth,
+  reembedding: Schema.NullOr(ReembeddingHealth)
+})
 
 export class SystemApi extends HttpApiGroup.make("system").add(
   HttpApiEndpoint.get("health", "/health", { success: Health }),

@@ -1,5 +1,5 @@
 import { Memory } from "@umo/memory"
-import { SearchIndex } from "@umo/plugins"
+import { Reembedding, SearchIndex } from "@umo/plugins"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
@@ -8,10 +8,12 @@ export const SystemHandlers = HttpApiBuilder.group(UmoApi, "system", (handlers) 
   Effect.gen(function* () {
     const memory = yield* Memory
     const index = yield* SearchIndex
+    const reembedding = yield* Reembedding.Reembedding
     return handlers
       .handle("health", () =>
-        Effect.map(index.status, (status) => ({
+        Effect.zipWith(index.status, reembedding.status, (status, reembedding) => ({
           status: "healthy" as const,
+          reembedding,
           index: {
             serving: status.serving,
             loading: status.loading,
