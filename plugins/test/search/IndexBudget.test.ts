@@ -113,14 +113,7 @@ describe("IndexedMemorySearch within a budget and a shard", () => {
           budgetBytes: 1_000
         })
         for (const account of accounts) {
-          yield* sameAnswers(
-            search,
-            makeSearch(sql),
-            account.id,
-            queriesOf(),
-            selections,
-            idsOf(account)
-          )
+          yield* sameAnswers(search, makeSearch(sql), account.id, queriesOf(), selections, idsOf(account))
           yield* index.ready(account.id)
         }
         expect(yield* index.status).toMatchObject({ serving: 0, memories: 0, bytes: 0 })

@@ -1,11 +1,8 @@
 import { it } from "@effect/vitest"
 import {
   type AccountStore,
-  type Candidate,
-  type CaptureWrite,
   type MemoryFilter,
   MemorySearch,
-  type MemorySearchShape,
   MemoryStore,
   type Selection,
   type Umo

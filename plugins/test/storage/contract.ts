@@ -278,7 +278,6 @@ export const storageContract = <E>(name: string, database: Layer.Layer<Services,
           // An account this small is scanned exactly; through the HNSW index's branch (taken by
           // every account when the exact scan stops at size 0) the same memories come back.
           const sql = yield* SqlClient.SqlClient
-          const dims = target.embedding.dimensions
           const exact = makeSearch(sql, { exactBelow: Number.MAX_SAFE_INTEGER })
           const indexed = makeSearch(sql, { exactBelow: 0 })
           for (const u of all) {
