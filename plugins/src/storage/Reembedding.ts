@@ -22,10 +22,10 @@ export interface ReembeddingStatus {
 }
 
 /** The re-embedding this process runs, if any: its status. */
-export class Reembedding extends Context.Service<
-  Reembedding,
+export class Reembedder extends Context.Service<
+  Reembedder,
   { readonly status: Effect.Effect<ReembeddingStatus | null> }
->()("@umo/plugins/Reembedding") {}
+>()("@umo/plugins/Reembedder") {}
 
 /** What the embedder's layer found at start: a store pinned to another model than the configured one, to re-embed. */
 export class ReembeddingPlan extends Context.Service<
@@ -99,10 +99,10 @@ const embedWith = (target: EmbedderShape, memories: ReadonlyArray<PendingMemory>
  * A failure is logged and the work taken up again a minute later.
  */
 export const layer = Layer.effect(
-  Reembedding,
+  Reembedder,
   Effect.gen(function* () {
     const plan = yield* ReembeddingPlan
-    if (plan === null) return Reembedding.of({ status: Effect.succeed(null) })
+    if (plan === null) return Reembedder.of({ status: Effect.succeed(null) })
     const { switching, target } = plan
     const store = makeReembeddingStore(yield* SqlClient.SqlClient, yield* Ledger)
     const index = yield* SearchIndex
@@ -172,6 +172,6 @@ export const layer = Layer.effect(
         Effect.retry(Schedule.spaced("1 minute"))
       )
     )
-    return Reembedding.of({ status: Effect.sync(() => status) })
+    return Reembedder.of({ status: Effect.sync(() => status) })
   })
 )

@@ -11,7 +11,7 @@ import {
   MemoryStore,
   type Umo
 } from "@umo/core"
-import { Database, Reembedding, SigningKey, StorageStack } from "@umo/plugins"
+import { Database, Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterAll, describe, expect, it } from "vitest"
@@ -64,10 +64,10 @@ const stack = (
     ledger: { checkpointInterval: 16 }
   })
 
-const statusOf = Effect.flatMap(Effect.service(Reembedding.Reembedding), (r) => r.status)
+const statusOf = Effect.flatMap(Effect.service(Reembedder), (r) => r.status)
 
 /** Waits until the re-embedding's status passes `done`. */
-const until = (done: (status: Reembedding.ReembeddingStatus) => boolean) =>
+const until = (done: (status: ReembeddingStatus) => boolean) =>
   Effect.gen(function* () {
     for (;;) {
       const status = yield* statusOf

@@ -1,5 +1,5 @@
 import { Memory } from "@umo/memory"
-import { Reembedding, SearchIndex } from "@umo/plugins"
+import { Reembedder, SearchIndex } from "@umo/plugins"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { UmoApi } from "../api/UmoApi.js"
@@ -8,7 +8,7 @@ export const SystemHandlers = HttpApiBuilder.group(UmoApi, "system", (handlers) 
   Effect.gen(function* () {
     const memory = yield* Memory
     const index = yield* SearchIndex
-    const reembedding = yield* Reembedding.Reembedding
+    const reembedding = yield* Reembedder
     return handlers
       .handle("health", () =>
         Effect.zipWith(index.status, reembedding.status, (status, reembedding) => ({
