@@ -73,9 +73,11 @@ const buildGraphConcurrently = (dimensions: number) =>
       Effect.mapError(storeError("could not read the database's version"))
     )
     if (embedded) return yield* keepVectorGraph(dimensions, true)
-    yield* sql
-      .unsafe(createGraph(dimensions, "CONCURRENTLY"))
-      .pipe(Effect.mapError(storeError("could not build the vector graph")))
+    yield* sql.unsafe(createGraph(dimensions, "CONCURRENTLY")).pipe(
+      // A concurrent build that fails leaves an invalid index behind, which IF NOT EXISTS would keep.
+      Effect.tapError(() => Effect.ignore(sql.unsafe(`DROP INDEX IF EXISTS ${graphName(dimensions)}`))),
+      Effect.mapError(storeError("could not build the vector graph"))
+    )
   })
 
 /**

@@ -157,8 +157,16 @@ export const layer = Layer.effect(
         const { total } = yield* store.progress
         report({ state: "switched", staged: total, total })
         yield* Effect.logInfo(`re-embedding: switched to ${target.model.id}`)
-        yield* settleVectorGraph(target.model.dimensions, inProcessIndex, { concurrently: true })
-        return
+        // Done whatever becomes of the graph: without it, searches that read the database scan
+        // exactly until the next start builds it.
+        return yield* settleVectorGraph(target.model.dimensions, inProcessIndex, { concurrently: true }).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning(
+              "re-embedding: the new model's vector graph could not be built; the next start builds it",
+              error
+            )
+          )
+        )
       }
     })
     yield* Effect.forkScoped(
