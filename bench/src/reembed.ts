@@ -12,6 +12,9 @@
  *   npm run bench:reembed                                  # 10,000 memories, use-lite -> mpnet int8
  *   npm run bench:reembed -- --memories 100000 --from mpnet-int8 --to minilm-int8
  *   npm run bench:reembed -- --quick                       # 1,000 memories
+ *
+ * Results: bench/results/reembed.{json,svg} and the `reembed` section of bench/README.md for 10,000
+ * memories; `reembed-N` for another size.
  */
 import { execFileSync } from "node:child_process"
 import { UMOClient } from "@umo/client"
@@ -235,5 +238,6 @@ const svg = barChart({
   ]
 })
 console.log(`\n${table}`)
-publishResults(root, "reembed", results, svg, table)
+// The default size's results are `reembed.*`; another size's sit beside them (`reembed-100000.*`).
+publishResults(root, size === 10_000 ? "reembed" : `reembed-${size}`, results, svg, table)
 process.exit(0)
