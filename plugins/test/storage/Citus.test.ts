@@ -3,10 +3,11 @@ import { it } from "@effect/vitest"
 import { AccountStore, Ledger, MemoryProvenance, MemoryStore } from "@umo/core"
 import { Database } from "@umo/plugins"
 import { Effect, Layer, Option } from "effect"
-import { afterAll, beforeAll, describe, expect } from "vitest"
+import { afterAll, beforeAll, describe, expect, it as plainIt } from "vitest"
 import { type CitusCluster, citusCluster, citusUnavailable, multiShardStatements } from "./CitusCluster.js"
 import { storageContract } from "./contract.js"
 import { capturedPool, recapture, storageLayer } from "./fixtures.js"
+import { reembeddingScenario } from "./reembedding.js"
 
 // Citus is built from a fetched snapshot by scripts/citus-cluster.sh; where it is not installed,
 // every test here is skipped, and the reason is printed and named in the suite's title.
@@ -192,6 +193,15 @@ describe.skipIf(unavailable !== undefined)(
           expect(unexpected).toEqual([])
         })
       })
+    })
+
+    // Last: it moves the whole store to another model (the stack above keeps the first one's).
+    describe("re-embedding", () => {
+      plainIt(
+        "re-embeds every account's memories, resumes after an interruption and switches, proofs valid",
+        () => reembeddingScenario(() => Database.postgres(cluster.url), ["memory_chunks_embedding_hnsw_12"]),
+        600_000
+      )
     })
   }
 )

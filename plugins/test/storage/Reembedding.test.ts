@@ -1,90 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import {
-  AccountStore,
-  Embedder,
-  type EmbedderShape,
-  Ledger,
-  MemoryProvenance,
-  MemorySearch,
-  MemoryStore,
-  type Umo
-} from "@umo/core"
-import { Database, Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
-import { afterAll, describe, expect, it } from "vitest"
-import { capturedPool, pipeline, recapture, TestEmbedder, testKeyPem } from "./fixtures.js"
+import { Database } from "@umo/plugins"
+import { afterAll, describe, it } from "vitest"
+import { reembeddingScenario } from "./reembedding.js"
 import { scratchDatabase } from "./ScratchDatabase.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "umo-reembed-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-/** Another model: words hashed into 12 buckets, so its vectors differ from the store's in length too. */
-const twelve = (text: string) => {
-  const v = Array.from({ length: 12 }, () => 0)
-  for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? [])
-    v[(word.length * 7 + word.charCodeAt(0)) % 12]! += 1
-  if (!v.some((x) => x !== 0)) v[0] = 1
-  return v
-}
-
-/** The new model; it embeds `allowed` texts and then hangs (a process that dies mid-way), and counts what it embedded. */
-const newModel = (allowed = Number.POSITIVE_INFINITY) => {
-  const seen = { texts: 0 }
-  // Not `makeEmbedder`, which embeds each distinct text once: every text asked for is counted.
-  const embedder: EmbedderShape = {
-    model: { id: "test-twelve", dimensions: 12, maxChunkChars: 200 },
-    embed: (texts) =>
-      seen.texts + texts.length > allowed
-        ? Effect.never
-        : Effect.sync(() => {
-            seen.texts += texts.length
-            return texts.map(twelve)
-          })
-  }
-  return { layer: Layer.succeed(Embedder)(embedder), seen }
-}
-
-const stack = (
-  database: Layer.Layer<SqlClient.SqlClient, unknown>,
-  embedder: Layer.Layer<Embedder>,
-  reembed = false
-) =>
-  StorageStack.layer({
-    database,
-    signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
-    embedder,
-    pinnedEmbedder: (id) => {
-      if (id !== "test-bag-of-words") throw new Error(`asked for ${id}`)
-      return TestEmbedder
-    },
-    reembed,
-    ledger: { checkpointInterval: 16 }
-  })
-
-const statusOf = Effect.flatMap(Effect.service(Reembedder), (r) => r.status)
-
-/** Waits until the re-embedding's status passes `done`. */
-const until = (done: (status: ReembeddingStatus) => boolean) =>
-  Effect.gen(function* () {
-    for (;;) {
-      const status = yield* statusOf
-      if (status !== null && done(status)) return status
-      yield* Effect.sleep("20 millis")
-    }
-  }).pipe(Effect.timeout("60 seconds"))
-
-const chunkDims = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  return (yield* sql<{
-    dims: number
-  }>`SELECT DISTINCT vector_dims(embedding) AS dims FROM memory_chunks`).map((r) => r.dims)
-})
-
 // CI provisions PostgreSQL + pgvector (scripts/provision-postgres.sh) and sets this variable.
-const url = process.env["UMO_TEST_DATABASE_URL"]
+const url = process.env["UMO_TEST_DATABASE_URL"] || undefined
 const scratch = scratchDatabase(url ?? "postgres://127.0.0.1/none", `umo_reembed_${process.pid}`)
 const engines = [
   {
@@ -112,143 +38,7 @@ describe.each(engines)(
       timeout: 240_000
     }, async () => {
       await setUp()
-      // A store of two accounts filled with the first model; one memory deleted.
-      const filled = await Effect.runPromise(
-        Effect.gen(function* () {
-          const accounts = yield* AccountStore
-          const store = yield* MemoryStore
-          const pool = yield* capturedPool
-          const ids: Record<string, Array<Umo>> = {}
-          for (const name of ["alice", "bob"]) {
-            const account = yield* accounts.ensureAccount(name)
-            const umos = Array.from({ length: 70 }, (_, i) => recapture(pool[i % pool.length]!))
-            for (const umo of umos) yield* store.insert(account.account_id, umo)
-            ids[account.account_id] = umos
-          }
-          const [first] = Object.keys(ids)
-          yield* store.remove(first!, ids[first!]![0]!.umo_id)
-          ids[first!] = ids[first!]!.slice(1)
-          return ids
-        }).pipe(Effect.provide(stack(database(), TestEmbedder)))
-      )
-      const total = Object.values(filled).reduce((n, list) => n + list.length, 0) + 1
-
-      // Started with the new model and asked to re-embed: it stages until its embedder hangs, then
-      // the process goes (its scope closes), with searches answered from the old vectors meanwhile.
-      const interrupted = newModel(100)
-      const before = await Effect.runPromise(
-        Effect.scoped(
-          Effect.gen(function* () {
-            const status = yield* until((s) => s.staged >= 56)
-            expect(status).toMatchObject({ from: "test-bag-of-words", to: "test-twelve", state: "embedding" })
-            const embedder = yield* Embedder
-            expect(embedder.model.id).toBe("test-bag-of-words")
-            const [account] = Object.keys(filled)
-            const [vector] = yield* embedder.embed(["Marie Curie was born in Warsaw and worked in Paris."])
-            const hits = yield* (yield* MemorySearch).searchVector(account!, vector!, { limit: 3 })
-            expect(hits.length).toBeGreaterThan(0)
-            expect(yield* chunkDims).toEqual([16])
-            // A capture meanwhile is embedded with the old model, and re-embedded before the switch.
-            const late = recapture(
-              yield* pipeline
-                .process({ content: "Ada Lovelace wrote the first program." })
-                .pipe(Effect.provideService(Embedder, embedder))
-            )
-            yield* (yield* MemoryStore).insert(account!, late)
-            filled[account!]!.push(late)
-            const sql = yield* SqlClient.SqlClient
-            const [row] = yield* sql<{ staged: number }>`
-            SELECT count(*)::int AS staged FROM memory_chunks_next WHERE chunk_index = 0`
-            return row!.staged
-          }).pipe(Effect.provide(stack(database(), interrupted.layer, true)))
-        )
-      )
-      expect(before).toBeGreaterThanOrEqual(56)
-      expect(before).toBeLessThan(total)
-
-      // Started again: it goes on from what is staged, embeds only the rest, and switches.
-      const resumed = newModel()
-      const after = await Effect.runPromise(
-        Effect.scoped(
-          Effect.gen(function* () {
-            yield* until((s) => s.state === "switched")
-            const embedder = yield* Embedder
-            const provenance = yield* MemoryProvenance
-            const ledger = yield* Ledger
-            const proofs = yield* Effect.forEach(Object.entries(filled), ([account, umos]) =>
-              Effect.forEach(umos, (umo) => provenance.proof(account, umo.umo_id))
-            )
-            const audits = yield* Effect.forEach(Object.keys(filled), (account) => ledger.audit(account))
-            const reembeds = yield* Effect.forEach(Object.keys(filled), (account) =>
-              Effect.map(ledger.entries(account, { limit: 1_000 }), (page) =>
-                page.entries.filter((e) => e.kind === "reembed").map((e) => e.umo_id)
-              )
-            )
-            const [account] = Object.keys(filled)
-            const text = "Marie Curie was born in Warsaw and worked in Paris."
-            const [vector] = yield* embedder.embed([text])
-            const hits = yield* (yield* MemorySearch).searchVector(account!, vector!, { limit: 1 })
-            const stored = yield* (yield* MemoryStore).get(account!, hits[0]!.umo_id)
-            // A capture now is embedded with the new model and stored beside the others.
-            const umo = recapture(
-              yield* pipeline.process({ content: text }).pipe(Effect.provideService(Embedder, embedder))
-            )
-            yield* (yield* MemoryStore).insert(account!, umo)
-            const sql = yield* SqlClient.SqlClient
-            const [left] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM memory_chunks_next`
-            // pgvector's graph: the old dimension's went before the switch; on PostgreSQL the new one
-            // is built after it (PGlite keeps none while the in-process index serves).
-            const graphs = () =>
-              Effect.map(
-                sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
-                WHERE tablename = 'memory_chunks' AND indexname LIKE '%hnsw%'`,
-                (rows) => rows.map((r) => r.name)
-              )
-            const expected = name === "PostgreSQL" ? ["memory_chunks_embedding_hnsw_12"] : []
-            while (JSON.stringify(yield* graphs()) !== JSON.stringify(expected))
-              yield* Effect.sleep("50 millis")
-            return {
-              model: embedder.model.id,
-              proofs: proofs.flat(),
-              audits,
-              reembeds,
-              dims: yield* chunkDims,
-              top: stored,
-              captured: umo.embedding.model,
-              left: left!.n,
-              status: yield* statusOf
-            }
-          }).pipe(Effect.provide(stack(database(), resumed.layer, true)))
-        )
-      )
-      expect(after.model).toBe("test-twelve")
-      expect(after.status).toMatchObject({ state: "switched", staged: total, total })
-      // Only what the interrupted run had not staged was embedded (one chunk a memory, two for the long text).
-      expect(resumed.seen.texts).toBeGreaterThanOrEqual(total - before)
-      expect(resumed.seen.texts).toBeLessThanOrEqual(2 * (total - before))
-      expect(after.proofs.every((p) => p._tag === "Some" && p.value.valid && p.value.hash_chain_valid)).toBe(
-        true
-      )
-      expect(after.audits.every((a) => a.valid)).toBe(true)
-      // One signed `reembed` entry per memory.
-      expect(after.reembeds.map((ids) => ids.length)).toEqual(
-        Object.values(filled).map((umos) => umos.length)
-      )
-      expect(after.dims).toEqual([12])
-      expect(after.left).toBe(0)
-      expect(after.captured).toBe("test-twelve")
-      // Searched with the new model, the memory of the same text comes first.
-      expect(Option.getOrThrow(after.top).content).toBe("Marie Curie was born in Warsaw and worked in Paris.")
-
-      // The store is the new model's now: it opens with it alone, without a re-embedding.
-      const reopened = await Effect.runPromise(
-        Effect.scoped(
-          Effect.gen(function* () {
-            return { status: yield* statusOf, model: (yield* Embedder).model.id }
-          }).pipe(Effect.provide(stack(database(), newModel().layer)))
-        )
-      )
-      expect(reopened).toEqual({ status: null, model: "test-twelve" })
+      await reembeddingScenario(database, name === "PostgreSQL" ? ["memory_chunks_embedding_hnsw_12"] : [])
       await tearDown()
     })
   }
