@@ -21,7 +21,7 @@ import { UMOClient } from "@umo/client"
 import { Database } from "@umo/plugins"
 import { Effect } from "effect"
 import { buildPackages, type NpmServer, startNpmServer } from "./memory/NpmServer.js"
-import { dropDatabase, provisionDatabase } from "./peers/Systems.js"
+import { dropDatabase, provisionDatabase, umoEmbedderEnv } from "./peers/Systems.js"
 import { barChart } from "./support/Chart.js"
 import { argument, benchSigningKey, modelsDir, progress, quick, root } from "./support/Cli.js"
 import { machine } from "./support/Machine.js"
@@ -32,21 +32,9 @@ import { timedSearch } from "./support/TimedSearch.js"
 
 const embedders: Record<string, Record<string, string>> = {
   "use-lite": { UMO_EMBEDDER: "use-lite" },
-  "mpnet-int8": {
-    UMO_EMBEDDER: "transformers",
-    UMO_EMBEDDER_MODEL: "sentence-transformers/all-mpnet-base-v2",
-    UMO_EMBEDDER_PRECISION: "int8"
-  },
-  "mpnet-fp32": {
-    UMO_EMBEDDER: "transformers",
-    UMO_EMBEDDER_MODEL: "sentence-transformers/all-mpnet-base-v2",
-    UMO_EMBEDDER_PRECISION: "fp32"
-  },
-  "minilm-int8": {
-    UMO_EMBEDDER: "transformers",
-    UMO_EMBEDDER_MODEL: "sentence-transformers/all-MiniLM-L6-v2",
-    UMO_EMBEDDER_PRECISION: "int8"
-  }
+  "mpnet-int8": umoEmbedderEnv(modelsDir, "sentence-transformers/all-mpnet-base-v2", "int8"),
+  "mpnet-fp32": umoEmbedderEnv(modelsDir, "sentence-transformers/all-mpnet-base-v2", "fp32"),
+  "minilm-int8": umoEmbedderEnv(modelsDir, "sentence-transformers/all-MiniLM-L6-v2", "int8")
 }
 const size = Number(argument("memories") ?? (quick ? 1_000 : 10_000))
 const from = argument("from") ?? "use-lite"

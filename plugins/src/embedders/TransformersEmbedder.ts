@@ -49,9 +49,9 @@ const graphFile = { fp32: "model.onnx", int8: "model_int8.onnx" } as const satis
  * int8 is `@int8-v2`, the graph with 7-bit weights (scripts/quantize_onnx.py): the first int8
  * graph's vectors were wrong on CPUs without VNNI, and a store it filled must not take these.
  */
+const int8Suffix = "@int8-v2"
 export const pinnedId = (model: string, precision: Precision) =>
   precision === "fp32" ? model : `${model}${int8Suffix}`
-const int8Suffix = "@int8-v2"
 
 /** The known model and precision a store pinned to `id` was embedded with (undefined: none this adapter runs). */
 export const fromPinnedId = (id: string): { model: string; precision: Precision } | undefined => {

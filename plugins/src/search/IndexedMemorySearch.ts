@@ -269,7 +269,6 @@ export const make = (
         for (const event of events) {
           if (event.kind === "capture" || event.kind === "reembed") {
             const row = loaded.get(event.umo_id)
-            if (event.kind === "reembed") index.remove(event.umo_id)
             if (row === undefined || row.vectors.some((v) => v.length !== index.dims))
               index.remove(event.umo_id)
             else index.add(row)

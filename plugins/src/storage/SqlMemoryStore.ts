@@ -124,11 +124,11 @@ export const make = Effect.gen(function* () {
       const receipts = yield* transaction(
         sql,
         Effect.gen(function* () {
-          // The account's chain head first: writers of one account take turns from the start, so the
-          // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
           // A re-embedding's switch takes this lock alone while it moves the store to another model:
           // read under it, the pin is the one these vectors will sit beside.
           yield* shareSwitchLock(sql)
+          // Then the account's chain head: writers of one account take turns from the start, so the
+          // search statistics' row locks (taken row by row by a trigger) cannot deadlock.
           yield* lockChainHead(sql, accountId)
           const now = yield* readPin(sql)
           if (foreign(now) !== undefined)

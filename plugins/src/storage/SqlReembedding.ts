@@ -6,7 +6,7 @@ import {
   recordHash,
   type StoreError
 } from "@umo/core"
-import { Effect } from "effect"
+import { Array as Arr, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import { readPin } from "./EmbedderPin.js"
 import { isoUtc, storeError, transaction } from "./SqlFailure.js"
@@ -102,7 +102,7 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
             WHERE n.account_id = m.account_id AND n.umo_id = m.umo_id AND n.chunk_index = 0)
         ORDER BY m.account_id, m.umo_id LIMIT ${limit}`
       const spans = new Map<string, Array<{ start: number; end: number }>>()
-      for (const [accountId, ids] of groupBy(rows, (r) => r.account_id)) {
+      for (const [accountId, ids] of Object.entries(Arr.groupBy(rows, (r) => r.account_id))) {
         const chunks = yield* sql<{ umo_id: string; start_offset: number; end_offset: number }>`
           SELECT umo_id::text AS umo_id, start_offset, end_offset FROM memory_chunks
           WHERE account_id = ${accountId} AND ${sql.in(
@@ -131,7 +131,7 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
    */
   const insertStaged = (model: EmbedderModel, staged: ReadonlyArray<StagedMemory>) =>
     Effect.forEach(
-      groupBy(staged, (s) => s.memory.account_id),
+      Object.entries(Arr.groupBy(staged, (s) => s.memory.account_id)),
       ([accountId, memories]) =>
         Effect.gen(function* () {
           const present = new Set(
@@ -256,14 +256,3 @@ export const makeReembeddingStore = (sql: SqlClient.SqlClient, ledger: LedgerSha
 }
 
 export type ReembeddingStore = ReturnType<typeof makeReembeddingStore>
-
-const groupBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string) => {
-  const groups = new Map<string, Array<A>>()
-  for (const item of items) {
-    const k = key(item)
-    const list = groups.get(k)
-    if (list === undefined) groups.set(k, [item])
-    else list.push(item)
-  }
-  return groups
-}
