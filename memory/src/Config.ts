@@ -157,9 +157,10 @@ const answerModelsLayer = (config: UmoConfig) =>
  * `UMO_RERANKER` picks (see CrossEncoderReranker.layerConfig) and the update judge `UMO_UPDATE_JUDGE`
  * picks (see UpdateJudgeChoice.layerConfig); it needs the
  * storage ports and the Embedder (the configured one, or the environment's: see `embedderOf`).
+ * `warmUp`: see `MemoryOptions`.
  */
-export const memoryLayer = (config: UmoConfig = {}) =>
-  MemoryLive.layer({ plugins: config.plugins }).pipe(
+export const memoryLayer = (config: UmoConfig = {}, { warmUp = false }: { readonly warmUp?: boolean } = {}) =>
+  MemoryLive.layer({ plugins: config.plugins, warmUp }).pipe(
     Layer.provide(fileParserLayer(config)),
     Layer.provide(answerModelsLayer(config)),
     Layer.provide(CrossEncoderReranker.layerConfig),

@@ -25,6 +25,12 @@ export interface MemoryOptions {
    * plugin's `maxLength` (1,000,000 characters by default); a text capture's limit is its request's.
    */
   readonly plugins?: ReadonlyArray<Plugin<Embedder>> | undefined
+  /**
+   * Embed, in the background as the service starts, what a first capture would otherwise wait
+   * for (see `Capture.make`'s `warmUp`): the server does; an app that opens many short-lived
+   * engines need not pay for it each time. Default false.
+   */
+  readonly warmUp?: boolean | undefined
 }
 
 /** The plugins' configuration could not make a pipeline; the message names the plugin. */
@@ -54,6 +60,7 @@ export const make = (options: MemoryOptions = {}) =>
       catch: (error) => new InvalidPlugins({ detail: error instanceof Error ? error.message : String(error) })
     })
     const captures = yield* Capture.make(pipeline)
+    if (options.warmUp === true) yield* Effect.forkScoped(captures.warmUp)
     const changes = yield* Changes.make(captures)
     const recall = yield* Recall.make
     const answers = yield* Answers.make(recall)

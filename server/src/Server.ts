@@ -98,7 +98,9 @@ export const NodeServer = Layer.unwrap(
 /**
  * The language engines load while the server starts (it waits on the database and the embedding
  * model meanwhile), not inside its first capture or search, which would hold every other request
- * for a third of a second (see `warmUp`).
+ * for a third of a second (see `warmUp`). The memory service embeds the default categories and the
+ * slot sense's examples then too (`memoryLayer`'s `warmUp`): the first capture took 4 to 6 s
+ * without it, on two cores with USE lite.
  */
 const WarmEngines = Layer.effectDiscard(Effect.forkScoped(Effect.sync(warmUp)))
 
@@ -116,7 +118,7 @@ export const ServerLive = Layer.unwrap(
       Layer.provide(WarmEngines),
       Layer.provide(RateLimiter.layerConfig),
       Layer.provide(Layer.effectDiscard(ensureKeys)),
-      Layer.provide(memoryLayer(config)),
+      Layer.provide(memoryLayer(config, { warmUp: true })),
       Layer.provideMerge(StorageConfig(config.embedder, config))
     )
   })

@@ -7,7 +7,7 @@ import {
   MemoryStore,
   type Umo
 } from "@umo/core"
-import { Effect, Option } from "effect"
+import { Cache, Duration, Effect, Exit, Option } from "effect"
 import { storeUnavailable } from "../Errors.js"
 
 /**
@@ -89,22 +89,28 @@ export const categoriesOf = (
 export const make = Effect.gen(function* () {
   const embedder = yield* Embedder
   const store = yield* MemoryStore
-  const embedded = new Map<string, ReadonlyArray<EmbeddedCategory>>()
-
+  // Kept by model and catalog (its canonical JSON, read back by the lookup): after a
+  // re-embedding's switch the other model's vectors are stale. Captures arriving while a catalog is
+  // being embedded (the start-up warm-up, a first burst) wait for that one embedding; a failed one
+  // is not kept.
+  const embedded = yield* Cache.makeWith(
+    (key: string) =>
+      Effect.gen(function* () {
+        const catalog: ReadonlyArray<Category> = JSON.parse(key.slice(key.indexOf("\n") + 1))
+        const texts = catalog.map(categoryTexts)
+        const vectors = yield* embedder.embed(texts.flat()).pipe(Effect.orDie)
+        let next = 0
+        return catalog.map(
+          (c, i): EmbeddedCategory => ({ name: c.name, vectors: texts[i]!.map(() => vectors[next++]!) })
+        )
+      }),
+    {
+      capacity: catalogsKept,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
+    }
+  )
   const embedCatalog = (catalog: ReadonlyArray<Category>) =>
-    Effect.gen(function* () {
-      // By model too: after a re-embedding's switch the other model's vectors are stale.
-      const key = `${embedder.model.id}\n${canonicalJson(catalog)}`
-      const kept = embedded.get(key)
-      if (kept !== undefined) return kept
-      const texts = catalog.map(categoryTexts)
-      const vectors = yield* embedder.embed(texts.flat()).pipe(Effect.orDie)
-      let next = 0
-      const made = catalog.map((c, i) => ({ name: c.name, vectors: texts[i]!.map(() => vectors[next++]!) }))
-      if (embedded.size >= catalogsKept) embedded.delete(embedded.keys().next().value!)
-      embedded.set(key, made)
-      return made
-    })
+    Cache.get(embedded, `${embedder.model.id}\n${canonicalJson(catalog)}`)
 
   /** The account's list: its own, else the default one. */
   const listOf = (accountId: string) =>
