@@ -66,7 +66,10 @@ export interface Health {
     readonly evictions: number
     readonly shard: string | null
   }
-  /** A re-embedding under way (the server started with `UMO_REEMBED=on` on a store of another model), else null. */
+  /**
+   * A re-embedding this server runs (started with `UMO_REEMBED=on` on a store of another model) or
+   * followed (another server on its database moved the store to another model), else null.
+   */
   readonly reembedding: {
     readonly from: string
     readonly to: string

@@ -629,8 +629,8 @@ class UMOClient:
         """Whether the service is up (``GET /health``); needs no key. ``index`` holds the search
         index's figures: ``serving``, ``loading``, ``memories``, ``held_mb`` against ``budget_mb``
         (``UMO_INDEX_MEMORY_MB``), ``evictions`` and ``shard`` (``"k/n"`` or None); ``reembedding``
-        a re-embedding under way (``from``, ``to``, ``state``, ``staged`` of ``total``, ``detail``)
-        or None."""
+        a re-embedding this server runs or followed from another server on its database (``from``,
+        ``to``, ``state``, ``staged`` of ``total``, ``detail``) or None."""
         return dict(self._transport.send("GET", "/health", authenticated=False))
 
     def signing_keys(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import {
   MemoryStore,
   sha256Hex
 } from "@umo/core"
+import { Reembedder } from "@umo/plugins"
 import { Effect, Option } from "effect"
 import { InvalidRequest, type MemoryNotFound, storeFailure, Unavailable } from "../Errors.js"
 
@@ -27,6 +28,12 @@ export type Save<A> = (
 export const make = Effect.gen(function* () {
   const store = yield* MemoryStore
   const search = yield* MemorySearch
+  // A process that did not re-embed the store itself learns of the switch here first, and follows
+  // it before it captures again (without a Reembedder, from a storage of its own, it cannot).
+  const followPin = Option.match(yield* Effect.serviceOption(Reembedder), {
+    onNone: () => Effect.void,
+    onSome: (reembedder) => Effect.ignore(reembedder.follow)
+  })
 
   /** The answer stored under `key` for this request, failing when the key served another one. */
   const answered = <A>(accountId: string, key: string, print: string) =>
@@ -65,7 +72,8 @@ export const make = Effect.gen(function* () {
         if (Option.isSome(earlier)) return earlier.value
       }
       // A re-embedding's switch landing between the embedding and the store's transaction: the
-      // capture runs again, embedded by the model the store moved to (twice at most).
+      // capture runs again, embedded by the model the store moved to (twice at most), which this
+      // process follows first if another one switched the store.
       const attempt = (left: number): Effect.Effect<A, E | Unavailable | InvalidRequest | MemoryNotFound> => {
         const switched = new Unavailable({
           detail: "the store moved to another embedding model while this was captured; retry"
@@ -96,7 +104,7 @@ export const make = Effect.gen(function* () {
         return Effect.catchIf(
           stored,
           (error) => error === switched,
-          () => attempt(left - 1)
+          () => Effect.andThen(followPin, attempt(left - 1))
         )
       }
       return yield* attempt(2)

@@ -49,6 +49,21 @@ const TestMemory = memoryLayer({ plugins: [...defaultPlugins(), lastStage] }).pi
   )
 )
 
+/** A process that did not re-embed: it can load the new model by its id, and reads the pin only when told. */
+const FollowingMemory = (() => {
+  process.env["UMO_EMBEDDER_FOLLOW_SECONDS"] = "3600"
+  return memoryLayer({ plugins: [...defaultPlugins(), lastStage] }).pipe(
+    Layer.provideMerge(
+      StorageStack.layer({
+        database: Database.pglite(),
+        signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
+        embedder: Layer.succeed(Embedder)(before),
+        pinnedEmbedder: (id) => Layer.succeed(Embedder)(id === "test-letters-6" ? after : before)
+      })
+    )
+  )
+})()
+
 describe("a capture meeting a re-embedding's switch", () => {
   it.effect("is embedded again with the model the store moved to, and stored with it", () =>
     Effect.gen(function* () {
@@ -71,5 +86,26 @@ describe("a capture meeting a re-embedding's switch", () => {
       expect(stored).toEqual({ model: "test-letters-6", dims: 6 })
       expect(yield* memory.proof(umo_id)).toMatchObject({ valid: true, hash_chain_valid: true })
     }).pipe(as("switch"), Effect.provide(TestMemory))
+  )
+
+  it.effect("made by another process: this one follows the store's model, then captures with it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Only the store moves (as another process's switch leaves it); this process learns of it
+      // when its capture's transaction finds the store pinned to another model.
+      switchNow = Effect.orDie(
+        sql`UPDATE store_settings SET value = CASE key WHEN 'embedding_model' THEN 'test-letters-6' ELSE '6' END
+            WHERE key IN ('embedding_model', 'embedding_dimensions')`
+      )
+      const memory = yield* Memory
+      const { umo_id } = yield* memory.capture({ content: "Grace Hopper found a moth in the relay." })
+      expect(switchNow).toBeUndefined()
+      expect((yield* Embedder).model.id).toBe("test-letters-6")
+      const [stored] = yield* sql<{ model: string; dims: number }>`
+        SELECT m.embedding_model AS model, vector_dims(c.embedding) AS dims
+        FROM memories m JOIN memory_chunks c USING (account_id, umo_id) WHERE m.umo_id = ${umo_id}`
+      expect(stored).toEqual({ model: "test-letters-6", dims: 6 })
+      expect(yield* memory.proof(umo_id)).toMatchObject({ valid: true, hash_chain_valid: true })
+    }).pipe(as("followed"), Effect.provide(FollowingMemory))
   )
 })

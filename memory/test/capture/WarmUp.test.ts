@@ -44,23 +44,26 @@ const timesCatalogEmbedded = (embedded: ReadonlyArray<string>) =>
   embedded.filter((t) => t === [...catalogTexts][0]).length
 
 describe("the capture path's warm-up (memoryLayer's warmUp, which the server asks for)", () => {
-  it.live("embeds the default categories before the first capture, which then embeds only its own text", () => {
-    const { embedded, layer } = counting()
-    return Effect.gen(function* () {
-      const memory = yield* Memory
-      // The warm-up runs in the background: the default catalog, and the slot sense's examples.
-      while (timesCatalogEmbedded(embedded) === 0 || embedded.length < catalogTexts.size + 10)
-        yield* Effect.sleep("20 millis")
-      yield* Effect.sleep("200 millis")
-      const before = embedded.length
-      const { umo_id } = yield* memory.capture({ content: "I started a pottery class on Tuesdays." })
-      const byCapture = embedded.slice(before)
-      expect(byCapture.filter((t) => catalogTexts.has(t))).toEqual([])
-      // Its own chunk, and the sentences the slot sense reads: a few texts, not a catalog's.
-      expect(byCapture.length).toBeLessThanOrEqual(3)
-      expect((yield* memory.get(umo_id)).categories.length).toBeGreaterThan(0)
-    }).pipe(as("warm"), Effect.provide(withWarmUp(layer, true)))
-  })
+  it.live(
+    "embeds the default categories before the first capture, which then embeds only its own text",
+    () => {
+      const { embedded, layer } = counting()
+      return Effect.gen(function* () {
+        const memory = yield* Memory
+        // The warm-up runs in the background: the default catalog, and the slot sense's examples.
+        while (timesCatalogEmbedded(embedded) === 0 || embedded.length < catalogTexts.size + 10)
+          yield* Effect.sleep("20 millis")
+        yield* Effect.sleep("200 millis")
+        const before = embedded.length
+        const { umo_id } = yield* memory.capture({ content: "I started a pottery class on Tuesdays." })
+        const byCapture = embedded.slice(before)
+        expect(byCapture.filter((t) => catalogTexts.has(t))).toEqual([])
+        // Its own chunk, and the sentences the slot sense reads: a few texts, not a catalog's.
+        expect(byCapture.length).toBeLessThanOrEqual(3)
+        expect((yield* memory.get(umo_id)).categories.length).toBeGreaterThan(0)
+      }).pipe(as("warm"), Effect.provide(withWarmUp(layer, true)))
+    }
+  )
 
   it.live("and a capture arriving while it runs waits for that one embedding of the catalog", () => {
     const { embedded, layer } = counting()

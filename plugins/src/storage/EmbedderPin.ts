@@ -4,12 +4,18 @@ import { SqlClient } from "effect/sql"
 import { storeError } from "./SqlFailure.js"
 import { withStartupLock } from "./StartupLock.js"
 
+/** The model a store's vectors are of, and their length; an id of "" before the first start. */
+export interface Pin {
+  readonly id: string
+  readonly dimensions: number
+}
+
 /** The embedder the store is pinned to (its id and dimension), as the caller's transaction sees it. */
 export const readPin = (sql: SqlClient.SqlClient) =>
   Effect.map(
     sql<{ key: string; value: string }>`
       SELECT key, value FROM store_settings WHERE key IN ('embedding_model', 'embedding_dimensions')`,
-    (rows) => {
+    (rows): Pin => {
       const setting = (key: string) => rows.find((r) => r.key === key)?.value ?? ""
       return { id: setting("embedding_model"), dimensions: Number(setting("embedding_dimensions")) }
     }
@@ -37,7 +43,7 @@ export const pinEmbedder = (model: EmbedderModel) =>
   }).pipe(withStartupLock, Effect.mapError(storeError("could not pin the embedder")))
 
 /** Whether the database is PGlite (PostgreSQL compiled to WebAssembly, in this process). */
-const isPglite = (sql: SqlClient.SqlClient) =>
+export const isPglite = (sql: SqlClient.SqlClient) =>
   Effect.map(
     sql<{ embedded: boolean }>`SELECT version() LIKE '%emscripten%' AS embedded`,
     ([row]) => row?.embedded === true

@@ -1,10 +1,10 @@
 import { Embedder, type EmbedderShape, Ledger, StoreError } from "@umo/core"
-import { Config, Context, Effect, Layer, Schedule } from "effect"
+import { Cause, Config, Context, Duration, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { chunkSpans } from "../embedders/Embed.js"
 import { makeSwitchingEmbedder, type SwitchingEmbedder } from "../embedders/SwitchingEmbedder.js"
 import { SearchIndex } from "../search/IndexedMemorySearch.js"
-import { keepVectorGraph, readPin, settleVectorGraph } from "./EmbedderPin.js"
+import { isPglite, keepVectorGraph, type Pin, readPin, settleVectorGraph } from "./EmbedderPin.js"
 import { storeError } from "./SqlFailure.js"
 import { makeReembeddingStore, type PendingMemory, type StagedMemory } from "./SqlReembedding.js"
 
@@ -21,24 +21,45 @@ export interface ReembeddingStatus {
   readonly detail: string | null
 }
 
-/** The re-embedding this process runs, if any: its status. */
+/** The re-embedding this process runs or followed, if any, and the check that follows its store's pin. */
 export class Reembedder extends Context.Service<
   Reembedder,
-  { readonly status: Effect.Effect<ReembeddingStatus | null> }
+  {
+    readonly status: Effect.Effect<ReembeddingStatus | null>
+    /**
+     * Reads the model the store is pinned to and, when another process's re-embedding moved it,
+     * switches this process's embedder and search index to it (`UMO_EMBEDDER_FOLLOW_SECONDS`
+     * apart, and at once when a capture finds the store moved). Fails when the model cannot be
+     * loaded here.
+     */
+    readonly follow: Effect.Effect<void, StoreError>
+  }
 >()("@umo/plugins/Reembedder") {}
 
-/** What the embedder's layer found at start: a store pinned to another model than the configured one, to re-embed. */
+/**
+ * What the embedder's layer found at start: the embedder it provides, which can be switched; the
+ * model to re-embed the store with, when this process re-embeds it; and how to load the model of
+ * another id the store may be pinned to later.
+ */
 export class ReembeddingPlan extends Context.Service<
   ReembeddingPlan,
-  { readonly switching: SwitchingEmbedder; readonly target: EmbedderShape } | null
+  {
+    readonly switching: SwitchingEmbedder
+    readonly target: EmbedderShape | null
+    readonly load: (pin: Pin) => Effect.Effect<EmbedderShape, StoreError>
+  } | null
 >()("@umo/plugins/ReembeddingPlan") {}
+
+/** How often a process that does not re-embed reads its store's pin (`follow`). */
+const followSeconds = Config.Number("UMO_EMBEDDER_FOLLOW_SECONDS").pipe(Config.withDefault(5))
 
 /**
  * The Embedder of a store: `configured`, unless the store is pinned to another model and
  * `UMO_REEMBED=on` (or `reembed`) asks for a re-embedding. Then it is the pinned model's
  * (`pinnedEmbedder` builds it from the id the store recorded) until the switch, and `layer` re-embeds
  * every memory with `configured` in the background. Without either, a mismatch is refused at start
- * (`pinEmbedder`), as before.
+ * (`pinEmbedder`), as before. With `pinnedEmbedder`, the embedder can be switched later too: to the
+ * model another process's re-embedding moves the store to (`Reembedder.follow`).
  */
 export const embedderLayer = <E1, E2, R2>(
   configured: Layer.Layer<Embedder, E1>,
@@ -48,22 +69,47 @@ export const embedderLayer = <E1, E2, R2>(
   Layer.effectContext(
     Effect.gen(function* () {
       const target = Context.get(yield* Layer.build(configured), Embedder)
+      if (pinnedEmbedder === undefined)
+        return Context.make(Embedder, target).pipe(Context.add(ReembeddingPlan, null))
+      const scope = yield* Effect.scope
+      const context = yield* Effect.context<R2>()
+      // Loaded for the rest of the process: its thread and model live as long as the stack.
+      const load = (pin: Pin) =>
+        Effect.suspend(() => Layer.buildWithScope(pinnedEmbedder(pin.id), scope)).pipe(
+          Effect.provideContext(context),
+          Effect.map(Context.get(Embedder)),
+          Effect.catchCause((cause) =>
+            Effect.fail(
+              new StoreError({
+                reason: "EmbedderMismatch",
+                detail: `this store's vectors are ${pin.id}'s, which could not be loaded here: ${Cause.pretty(cause)}`
+              })
+            )
+          ),
+          Effect.filterOrFail(
+            (loaded) => loaded.model.dimensions === pin.dimensions,
+            (loaded) =>
+              new StoreError({
+                reason: "EmbedderMismatch",
+                detail: `this store's ${pin.id} vectors have ${pin.dimensions} dimensions, but that model gives ${loaded.model.dimensions}`
+              })
+          )
+        )
       const asked = reembed ?? (yield* Config.Boolean("UMO_REEMBED").pipe(Config.withDefault(false)))
-      const none = Context.make(Embedder, target).pipe(Context.add(ReembeddingPlan, null))
-      if (!asked || pinnedEmbedder === undefined) return none
-      const pin = yield* readPin(yield* SqlClient.SqlClient).pipe(
-        Effect.mapError(storeError("could not read the store's embedder"))
-      )
-      if (pin.id === "" || pin.id === target.model.id) return none
-      const current = Context.get(yield* Layer.build(pinnedEmbedder(pin.id)), Embedder)
-      if (current.model.dimensions !== pin.dimensions)
-        return yield* new StoreError({
-          reason: "EmbedderMismatch",
-          detail: `this store's ${pin.id} vectors have ${pin.dimensions} dimensions, but that model gives ${current.model.dimensions}`
-        })
-      const switching = makeSwitchingEmbedder(current)
+      const pin = asked
+        ? yield* readPin(yield* SqlClient.SqlClient).pipe(
+            Effect.mapError(storeError("could not read the store's embedder"))
+          )
+        : undefined
+      if (pin === undefined || pin.id === "" || pin.id === target.model.id) {
+        const switching = makeSwitchingEmbedder(target)
+        return Context.make(Embedder, switching.embedder).pipe(
+          Context.add(ReembeddingPlan, { switching, target: null, load })
+        )
+      }
+      const switching = makeSwitchingEmbedder(yield* load(pin))
       return Context.make(Embedder, switching.embedder).pipe(
-        Context.add(ReembeddingPlan, { switching, target })
+        Context.add(ReembeddingPlan, { switching, target, load })
       )
     })
   )
@@ -102,29 +148,85 @@ export const layer = Layer.effect(
   Reembedder,
   Effect.gen(function* () {
     const plan = yield* ReembeddingPlan
-    if (plan === null) return Reembedder.of({ status: Effect.succeed(null) })
+    if (plan === null) return Reembedder.of({ status: Effect.succeed(null), follow: Effect.void })
     const { switching, target } = plan
-    const store = makeReembeddingStore(yield* SqlClient.SqlClient, yield* Ledger)
+    const sql = yield* SqlClient.SqlClient
+    const store = makeReembeddingStore(sql, yield* Ledger)
     const index = yield* SearchIndex
     const from = switching.embedder.model
     const inProcessIndex = yield* Config.Boolean("UMO_SEARCH_INDEX").pipe(Config.withDefault(true))
-    let status: ReembeddingStatus = {
-      from: from.id,
-      to: target.model.id,
-      state: "embedding",
-      staged: 0,
-      total: 0,
-      detail: null
-    }
+    let status: ReembeddingStatus | null =
+      target === null
+        ? null
+        : { from: from.id, to: target.model.id, state: "embedding", staged: 0, total: 0, detail: null }
     const report = (change: Partial<ReembeddingStatus>) => {
-      status = { ...status, ...change }
+      if (status !== null) status = { ...status, ...change }
     }
+
+    /** The process answers with `next` from now on: its embedder, and its index's vectors. */
+    const switchProcessTo = (next: EmbedderShape) =>
+      Effect.andThen(
+        Effect.sync(() => switching.switchTo(next)),
+        index.reembedded(next.model.dimensions)
+      )
+
+    // One check at a time: the periodic one and those of captures that found the store moved.
+    const checking = yield* Semaphore.make(1)
+    const follow = checking.withPermits(1)(
+      Effect.gen(function* () {
+        const pin = yield* readPin(sql).pipe(
+          Effect.mapError(storeError("could not read the store's embedder"))
+        )
+        const was = switching.embedder.model
+        if (pin.id === "" || pin.id === was.id) return
+        const next =
+          target !== null && pin.id === target.model.id
+            ? target
+            : yield* plan.load(pin).pipe(
+                Effect.tapError((error) =>
+                  Effect.sync(() => {
+                    status = {
+                      from: was.id,
+                      to: pin.id,
+                      state: "failed",
+                      staged: 0,
+                      total: 0,
+                      detail: error.detail
+                    }
+                  })
+                )
+              )
+        yield* switchProcessTo(next)
+        const { total } = yield* store.progress
+        status = { from: was.id, to: pin.id, state: "switched", staged: total, total, detail: null }
+        yield* Effect.logInfo(`the store was re-embedded with ${pin.id} by another process: this one follows`)
+      })
+    )
+    let lastFailure = ""
+    // PGlite is this process's alone: no other process can move its pin.
+    const shared = !(yield* isPglite(sql).pipe(Effect.orElseSucceed(() => false)))
+    if (shared)
+      yield* Effect.forkScoped(
+        follow.pipe(
+          Effect.tapError((error) =>
+            error.detail === lastFailure
+              ? Effect.void
+              : Effect.andThen(
+                  Effect.sync(() => (lastFailure = error.detail)),
+                  Effect.logError("could not follow the store's embedding model; tried again shortly", error)
+                )
+          ),
+          Effect.ignore,
+          Effect.repeat(Schedule.spaced(Duration.seconds(yield* followSeconds)))
+        )
+      )
+    if (target === null) return Reembedder.of({ status: Effect.sync(() => status), follow })
 
     const run = Effect.gen(function* () {
       yield* store.begin(target.model.id)
       report({ state: "embedding", detail: null, ...(yield* store.progress) })
       yield* Effect.logInfo(
-        `re-embedding: ${status.total} memories from ${from.id} to ${target.model.id}, ${status.staged} staged already`
+        `re-embedding: ${status?.total} memories from ${from.id} to ${target.model.id}, ${status?.staged} staged already`
       )
       let cursor: PendingMemory | null = null
       let reported = Date.now()
@@ -133,11 +235,11 @@ export const layer = Layer.effect(
         if (batch.length > 0) {
           yield* store.stage(target.model, yield* embedWith(target, batch))
           cursor = batch.at(-1)!
-          report({ staged: status.staged + batch.length })
+          report({ staged: (status?.staged ?? 0) + batch.length })
           if (Date.now() - reported > 10_000) {
             reported = Date.now()
             report(yield* store.progress)
-            yield* Effect.logInfo(`re-embedding: ${status.staged} of ${status.total} memories staged`)
+            yield* Effect.logInfo(`re-embedding: ${status?.staged} of ${status?.total} memories staged`)
           }
           continue
         }
@@ -152,8 +254,7 @@ export const layer = Layer.effect(
           cursor = null
           continue
         }
-        switching.switchTo(target)
-        yield* index.reembedded(target.model.dimensions)
+        yield* checking.withPermits(1)(switchProcessTo(target))
         const { total } = yield* store.progress
         report({ state: "switched", staged: total, total })
         yield* Effect.logInfo(`re-embedding: switched to ${target.model.id}`)
@@ -180,6 +281,6 @@ export const layer = Layer.effect(
         Effect.retry(Schedule.spaced("1 minute"))
       )
     )
-    return Reembedder.of({ status: Effect.sync(() => status) })
+    return Reembedder.of({ status: Effect.sync(() => status), follow })
   })
 )

@@ -199,7 +199,10 @@ describe.skipIf(unavailable !== undefined)(
     describe("re-embedding", () => {
       plainIt(
         "re-embeds every account's memories, resumes after an interruption and switches, proofs valid",
-        () => reembeddingScenario(() => Database.postgres(cluster.url), ["memory_chunks_embedding_hnsw_12"]),
+        () =>
+          reembeddingScenario(() => Database.postgres(cluster.url), ["memory_chunks_embedding_hnsw_12"], {
+            follower: true
+          }),
         600_000
       )
     })

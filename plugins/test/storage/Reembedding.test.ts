@@ -38,7 +38,10 @@ describe.each(engines)(
       timeout: 240_000
     }, async () => {
       await setUp()
-      await reembeddingScenario(database, name === "PostgreSQL" ? ["memory_chunks_embedding_hnsw_12"] : [])
+      // PGlite is one process's database; on PostgreSQL another process follows the switch.
+      await reembeddingScenario(database, name === "PostgreSQL" ? ["memory_chunks_embedding_hnsw_12"] : [], {
+        follower: name === "PostgreSQL"
+      })
       await tearDown()
     })
   }

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import {
   AccountStore,
   Embedder,
@@ -11,12 +8,11 @@ import {
   MemoryStore,
   type Umo
 } from "@umo/core"
-import { Database, Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect, Layer, Option } from "effect"
+import { Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, describe, expect, it } from "vitest"
+import { expect } from "vitest"
 import { capturedPool, pipeline, recapture, TestEmbedder, testKeyPem } from "./fixtures.js"
-import { scratchDatabase } from "./ScratchDatabase.js"
 
 /** Another model: words hashed into 12 buckets, so its vectors differ from the store's in length too. */
 const twelve = (text: string) => {
@@ -53,7 +49,9 @@ const stack = (
     database,
     signingKey: SigningKey.layer({ dataDir: "/nonexistent", pem: testKeyPem }),
     embedder,
+    // The models this process can load by the id a store recorded: the first one, and the new one.
     pinnedEmbedder: (id) => {
+      if (id === "test-twelve") return newModel().layer
       if (id !== "test-bag-of-words") throw new Error(`asked for ${id}`)
       return TestEmbedder
     },
@@ -88,7 +86,8 @@ const chunkDims = Effect.gen(function* () {
  */
 export const reembeddingScenario = async (
   database: () => Layer.Layer<SqlClient.SqlClient, unknown>,
-  expectedGraphs: ReadonlyArray<string>
+  expectedGraphs: ReadonlyArray<string>,
+  { follower = false }: { readonly follower?: boolean } = {}
 ) => {
   // A store of two accounts filled with the first model; one memory deleted.
   const filled = await Effect.runPromise(
@@ -147,6 +146,13 @@ export const reembeddingScenario = async (
   const total = before.total
   expect(before.staged).toBe(64)
   expect(before.staged).toBeLessThan(total)
+
+  // Another process on the database, which does not re-embed: it reads the store's pin every second.
+  process.env["UMO_EMBEDDER_FOLLOW_SECONDS"] = "1"
+  const other = follower ? ManagedRuntime.make(stack(database(), TestEmbedder)) : undefined
+  if (other !== undefined)
+    expect((await other.runPromise(Effect.service(Embedder))).model.id).toBe("test-bag-of-words")
+  delete process.env["UMO_EMBEDDER_FOLLOW_SECONDS"]
 
   // Started again: it goes on from what is staged, embeds only the rest, and switches.
   const resumed = newModel()
@@ -218,6 +224,36 @@ export const reembeddingScenario = async (
   expect(after.captured).toBe("test-twelve")
   // Searched with the new model, the memory of the same text comes first.
   expect(Option.getOrThrow(after.top).content).toBe("Marie Curie was born in Warsaw and worked in Paris.")
+
+  // The other process follows within its interval: it embeds with the new model, its index holds
+  // the new vectors (the memory of the same text first), and what it captures is the new model's.
+  if (other !== undefined) {
+    const followed = await other.runPromise(
+      Effect.gen(function* () {
+        const embedder = yield* Embedder
+        while (embedder.model.id !== "test-twelve") yield* Effect.sleep("50 millis")
+        const [account] = Object.keys(filled)
+        const text = "Marie Curie was born in Warsaw and worked in Paris."
+        const [vector] = yield* embedder.embed([text])
+        const hits = yield* (yield* MemorySearch).searchVector(account!, vector!, { limit: 1 })
+        const umo = recapture(
+          yield* pipeline.process({ content: text }).pipe(Effect.provideService(Embedder, embedder))
+        )
+        yield* (yield* MemoryStore).insert(account!, umo)
+        return {
+          top: Option.getOrThrow(yield* (yield* MemoryStore).get(account!, hits[0]!.umo_id)).content,
+          captured: umo.embedding.model,
+          status: yield* statusOf
+        }
+      }).pipe(Effect.timeout("30 seconds"))
+    )
+    await other.dispose()
+    expect(followed).toEqual({
+      top: "Marie Curie was born in Warsaw and worked in Paris.",
+      captured: "test-twelve",
+      status: expect.objectContaining({ from: "test-bag-of-words", to: "test-twelve", state: "switched" })
+    })
+  }
 
   // The store is the new model's now: it opens with it alone, without a re-embedding.
   const reopened = await Effect.runPromise(

@@ -20,13 +20,16 @@ export const IndexHealth = Schema.Struct({
   })
 })
 
-/** A re-embedding under way (`UMO_REEMBED=on`, the store pinned to another model than the configured one). */
+/**
+ * A re-embedding this process runs (`UMO_REEMBED=on`, the store pinned to another model than the
+ * configured one), or one it followed (another process on the same database moved the store).
+ */
 export const ReembeddingHealth = Schema.Struct({
   from: Schema.String.annotate({ description: "the model searches answer with until the switch" }),
   to: Schema.String.annotate({ description: "the model the memories are being embedded with" }),
   state: Schema.Literals(["embedding", "switching", "switched", "failed"]).annotate({
     description:
-      "embedding: batches staged in the background; switching: the one transaction that moves the store to the new model; switched: done; failed: taken up again a minute later from what is staged (see detail)"
+      "embedding: batches staged in the background; switching: the one transaction that moves the store to the new model; switched: done (by this process, or by another one and followed here); failed: taken up again shortly, from what is staged, or by loading the model another process moved the store to (see detail)"
   }),
   staged: Schema.Number.annotate({ description: "memories with the new model's vectors staged" }),
   total: Schema.Number.annotate({ description: "memories in the store" }),
