@@ -78,14 +78,16 @@ export const embedderLayer = <E1, E2, R2>(
         Effect.suspend(() => Layer.buildWithScope(pinnedEmbedder(pin.id), scope)).pipe(
           Effect.provideContext(context),
           Effect.map(Context.get(Embedder)),
-          Effect.catchCause((cause) =>
-            Effect.fail(
+          Effect.catchCause((cause) => {
+            const error = Cause.squash(cause)
+            return Effect.fail(
               new StoreError({
                 reason: "EmbedderMismatch",
-                detail: `this store's vectors are ${pin.id}'s, which could not be loaded here: ${Cause.pretty(cause)}`
+                detail: `this store's vectors are ${pin.id}'s, which could not be loaded here: ${error instanceof Error ? error.message : String(error)}`,
+                cause: error
               })
             )
-          ),
+          }),
           Effect.filterOrFail(
             (loaded) => loaded.model.dimensions === pin.dimensions,
             (loaded) =>
