@@ -38,6 +38,12 @@ export interface OpenMemoryOptions extends UmoConfig {
   readonly account?: string | undefined
   /** The signing key as PEM (PKCS #8, Ed25519) or a private JWK, instead of the key file. */
   readonly signingKey?: string | undefined
+  /**
+   * Embed, in the background once open, what the first capture would otherwise wait for (the
+   * default categories' descriptions, the slot sense's examples: seconds on two cores); default
+   * true. False for an engine opened only to read, or opened and closed again and again.
+   */
+  readonly warmUp?: boolean | undefined
 }
 
 /** The memory service in this process: the verbs of `UMOClient`, `sweepExpired()` and `close()`. */
@@ -115,7 +121,9 @@ export const openMemoryRuntime = async (options: OpenMemoryOptions = {}): Promis
       )
     }
   }
-  const runtime = ManagedRuntime.make(memoryLayer(options).pipe(Layer.provideMerge(storageOf(options))))
+  const runtime = ManagedRuntime.make(
+    memoryLayer(options, { warmUp: options.warmUp ?? true }).pipe(Layer.provideMerge(storageOf(options)))
+  )
   const opened = await runtime.runPromiseExit(
     Effect.flatMap(Effect.service(AccountStore), (accounts) =>
       accounts.ensureAccount(options.account ?? "default")
