@@ -8,8 +8,8 @@ import {
   MemoryStore,
   type Umo
 } from "@umo/core"
-import { Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { chunkSpans, Reembedder, type ReembeddingStatus, SigningKey, StorageStack } from "@umo/plugins"
+import { Array as Arr, Effect, Layer, ManagedRuntime, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { expect } from "vitest"
 import { capturedPool, pipeline, recapture, TestEmbedder, testKeyPem } from "./fixtures.js"
@@ -37,7 +37,7 @@ const newModel = (calls = Number.POSITIVE_INFINITY) => {
             return texts.map(twelve)
           })
   }
-  return { layer: Layer.succeed(Embedder)(embedder), seen }
+  return { layer: Layer.succeed(Embedder)(embedder), embedder, seen }
 }
 
 const stack = (
@@ -132,14 +132,25 @@ export const reembeddingScenario = async (
         )
         yield* (yield* MemoryStore).insert(account!, late)
         filled[account!]!.push(late)
-        // What is staged, of all the store holds (other accounts' too), and the chunks left to embed.
+        // What is staged, of all the store holds (other accounts' too), and the texts left to embed:
+        // the chunks of the memories with none staged, as the new model's length makes them (other
+        // tests' records may hold chunks it merges or cuts).
         const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql<{ staged: number; total: number; left: number }>`
+        const [row] = yield* sql<{ staged: number; total: number }>`
           SELECT (SELECT count(*)::int FROM memory_chunks_next WHERE chunk_index = 0) AS staged,
-            (SELECT count(*)::int FROM memories) AS total,
-            (SELECT count(*)::int FROM memory_chunks c WHERE NOT EXISTS (SELECT 1 FROM memory_chunks_next n
-              WHERE n.account_id = c.account_id AND n.umo_id = c.umo_id AND n.chunk_index = 0)) AS left`
-        return row!
+            (SELECT count(*)::int FROM memories) AS total`
+        const chunks = yield* sql<{ umo_id: string; content: string; start: number; end: number }>`
+          SELECT m.umo_id::text AS umo_id, m.content, c.start_offset AS start, c.end_offset AS end
+          FROM memories m JOIN memory_chunks c ON c.account_id = m.account_id AND c.umo_id = m.umo_id
+          WHERE NOT EXISTS (SELECT 1 FROM memory_chunks_next n
+            WHERE n.account_id = m.account_id AND n.umo_id = m.umo_id AND n.chunk_index = 0)
+          ORDER BY m.account_id, m.umo_id, c.chunk_index`
+        const left = Object.values(Arr.groupBy(chunks, (c) => c.umo_id)).reduce(
+          (sum, spans) =>
+            sum + chunkSpans(spans[0]!.content, spans, interrupted.embedder.model.maxChunkChars).length,
+          0
+        )
+        return { ...row!, left }
       }).pipe(Effect.provide(stack(database(), interrupted.layer, true)))
     )
   )
@@ -213,7 +224,7 @@ export const reembeddingScenario = async (
   )
   expect(after.model).toBe("test-twelve")
   expect(after.status).toMatchObject({ state: "switched", staged: total, total })
-  // Exactly the chunks of the memories the interrupted run had not staged were embedded again.
+  // Exactly the texts of the memories the interrupted run had not staged were embedded again.
   expect(after.reembedded).toBe(before.left)
   expect(after.proofs.every((p) => p._tag === "Some" && p.value.valid && p.value.hash_chain_valid)).toBe(true)
   expect(after.audits.every((a) => a.valid)).toBe(true)
