@@ -37,7 +37,13 @@ const descriptions: Record<string, string> = {
 const run = (root: string, request: PartRequest): PartFigures => {
   const child = spawnSync(
     process.execPath,
-    ["--expose-gc", join(root, "bench", "src", "memory", "Part.ts"), JSON.stringify(request)],
+    // As scripts/start.sh runs the server: young generations of 8 MB semi-spaces.
+    [
+      "--expose-gc",
+      "--max-semi-space-size=8",
+      join(root, "bench", "src", "memory", "Part.ts"),
+      JSON.stringify(request)
+    ],
     {
       cwd: root,
       encoding: "utf8",
