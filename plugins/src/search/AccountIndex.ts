@@ -15,7 +15,7 @@ import {
 } from "@umo/core"
 import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
-import { type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
+import { graphWorkingBytes, type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
 
 /** A chunk as a snapshot of the vector graph names it (see `AccountIndex.graphChunks`). */
 export interface GraphChunk {
@@ -58,15 +58,19 @@ interface Entry extends FilterableMemory {
   readonly bytes: number
 }
 
+/** A string's bytes in V8's heap: one a character when all are Latin-1, else two; a header. */
+const stringBytes = (text: string | null): number =>
+  text === null ? 0 : 16 + (/[\u0100-\uffff]/.test(text) ? 2 : 1) * text.length
+
 /**
- * About what a memory's entry holds in the heap beyond its vectors: its strings (two bytes a
- * character at most), its entities, facts, metadata and terms (postings and lexemes), and the
- * objects and map entries around them. An estimate, for the index's budget; bench:memory checks
- * it against the process's resident memory.
+ * About what a memory's entry holds in the heap beyond its vectors: its strings, its entities,
+ * facts, metadata and terms (postings and lexemes), and the objects and map entries around them.
+ * An estimate, for the index's budget; bench:memory checks it against the process's resident memory.
  */
 const heldBytes = (row: IndexedRow): number =>
   400 +
-  2 * ((row.content?.length ?? 0) + (row.summary?.length ?? 0)) +
+  stringBytes(row.content) +
+  stringBytes(row.summary) +
   160 * row.entities.length +
   240 * row.facts.length +
   96 * Object.keys(row.metadata ?? {}).length +
@@ -125,6 +129,17 @@ export class AccountIndex {
       this.maps.bytes +
       this.vectors.bytes
     )
+  }
+
+  /** What `indexes` hold in memory together, about: their `bytes`, and the graphs' library once if any has a graph. */
+  static held(indexes: Iterable<AccountIndex>): number {
+    let bytes = 0
+    let graphed = false
+    for (const index of indexes) {
+      bytes += index.bytes
+      graphed ||= index.vectors.graphed
+    }
+    return bytes + (graphed ? graphWorkingBytes : 0)
   }
 
   /** Lets go of what the index holds outside the heap (its vectors' file); it answers no more. */

@@ -203,11 +203,10 @@ export const make = (
 
     let clock = 0
     let evictions = 0
-    const held = () => {
-      let bytes = 0
-      for (const state of accounts.values()) bytes += state.index?.bytes ?? 0
-      return bytes
-    }
+    const held = () =>
+      AccountIndex.held(
+        [...accounts.values()].flatMap((state) => (state.index === undefined ? [] : [state.index]))
+      )
     /** Bytes an account of `count` memories should take: the loaded indexes' mean, else a first guess. */
     const expectedBytes = (count: number) => {
       let bytes = 0
@@ -232,8 +231,8 @@ export const make = (
             if (accountId !== keep && state.index !== undefined && !state.busy && !state.locked)
               if (coldest === undefined || state.used < coldest.used) coldest = state
           if (coldest === undefined) return
-          total -= coldest.index!.bytes
           drop(coldest)
+          total = held()
           evictions++
         }
       })
