@@ -15,11 +15,10 @@ fi
 # model unloaded when idle and a search index evicted stay resident. A fixed 128 KB returns them:
 # the embedder's thread held 324 MB loaded (413 without) and 147 MB once closed (266 without).
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
-# V8 grows each thread's young generation to its largest (three 32 MB semi-spaces on 64-bit) while
-# allocation runs fast, as in a bulk load, and keeps it resident after. 8 MB semi-spaces: 10,000
-# memories through the API left the server 1,369 MB right after the load against 1,856 MB, and
-# restarted 900 against 1,116, in the same load time (bench/README.md "Right after a load").
-# Worker threads are capped too where they are made (workerScript), for in-process users as well.
+# V8 grows each thread's young generation while allocation runs fast, as in a bulk load, and keeps
+# it resident after. 8 MB semi-spaces (and worker threads capped alike where they are made:
+# workerScript): 10,000 memories through the API left the server 1,389 MB right after the load
+# against 1,856, and 907 restarted against 1,116, in the same load time (bench/README.md).
 young="--max-semi-space-size=8"
 config="${UMO_CONFIG:-umo.config.ts}"
 case "$config" in

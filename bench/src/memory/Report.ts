@@ -34,7 +34,7 @@ export const stagesTable = (stages: ReadonlyArray<StageRow>) => [
 export const partsTable = (parts: ReadonlyArray<PartRow>, bareNodeMb: number, settleSeconds: number) => {
   const baseline = parts.find((p) => p.part === "baseline")
   return [
-    `Each part alone in a fresh Node process (\`bench/src/memory/Part.ts\`, built packages, \`MALLOC_MMAP_THRESHOLD_\` as \`npm start\` sets it), measured ${settleSeconds} s after its work; over the baseline: the same script doing nothing, ${baseline ? mb(baseline.figures.rss_kb) : "–"} MB (a bare \`node -e\`: ${bareNodeMb} MB; the rest is Node's type stripping of the script). "After GC": after a full collection of the main thread's heap.`,
+    `Each part alone in a fresh Node process (\`bench/src/memory/Part.ts\`, built packages, \`MALLOC_MMAP_THRESHOLD_\` and 8 MB semi-spaces as \`npm start\` sets them), measured ${settleSeconds} s after its work; over the baseline: the same script doing nothing, ${baseline ? mb(baseline.figures.rss_kb) : "–"} MB (a bare \`node -e\`: ${bareNodeMb} MB; the rest is Node's type stripping of the script). "After GC": after a full collection of the main thread's heap.`,
     "",
     "| part | RSS over baseline MB | peak over baseline MB | after GC over baseline MB | RSS MB (anon / file) | threads | seconds | index's own estimate MB |",
     "|---|---|---|---|---|---|---|---|",
