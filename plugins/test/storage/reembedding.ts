@@ -139,13 +139,14 @@ export const reembeddingScenario = async (
         const [row] = yield* sql<{ staged: number; total: number }>`
           SELECT (SELECT count(*)::int FROM memory_chunks_next WHERE chunk_index = 0) AS staged,
             (SELECT count(*)::int FROM memories) AS total`
-        const chunks = yield* sql<{ umo_id: string; content: string; start: number; end: number }>`
-          SELECT m.umo_id::text AS umo_id, m.content, c.start_offset AS start, c.end_offset AS end
+        const chunks = yield* sql<{ memory: string; content: string; start: number; end: number }>`
+          SELECT m.account_id::text || '/' || m.umo_id::text AS memory, m.content,
+            c.start_offset AS start, c.end_offset AS end
           FROM memories m JOIN memory_chunks c ON c.account_id = m.account_id AND c.umo_id = m.umo_id
           WHERE NOT EXISTS (SELECT 1 FROM memory_chunks_next n
             WHERE n.account_id = m.account_id AND n.umo_id = m.umo_id AND n.chunk_index = 0)
           ORDER BY m.account_id, m.umo_id, c.chunk_index`
-        const left = Object.values(Arr.groupBy(chunks, (c) => c.umo_id)).reduce(
+        const left = Object.values(Arr.groupBy(chunks, (c) => c.memory)).reduce(
           (sum, spans) =>
             sum + chunkSpans(spans[0]!.content, spans, interrupted.embedder.model.maxChunkChars).length,
           0
