@@ -19,9 +19,13 @@ export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 # it resident after. 8 MB semi-spaces (and worker threads capped alike where they are made:
 # workerScript): 10,000 memories through the API left the server 1,389 MB right after the load
 # against 1,856, and 907 restarted against 1,116, in the same load time (bench/README.md).
-young="--max-semi-space-size=8"
+# A size of your own in NODE_OPTIONS is kept (the command line's would win over it).
+young=(--max-semi-space-size=8)
+case " ${NODE_OPTIONS:-} " in
+*--max-semi-space-size*) young=() ;;
+esac
 config="${UMO_CONFIG:-umo.config.ts}"
 case "$config" in
-*.ts | *.mts | *.cts) [ -f "$config" ] && exec node "$young" --import tsx "$main" ;;
+*.ts | *.mts | *.cts) [ -f "$config" ] && exec node "${young[@]}" --import tsx "$main" ;;
 esac
-exec node "$young" "$main"
+exec node "${young[@]}" "$main"

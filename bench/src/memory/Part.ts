@@ -60,7 +60,7 @@ export interface PartFigures {
   readonly external_kb: number
   /** Seconds the part's work took (loading included). */
   readonly seconds: number
-  /** The index's own estimate of what it holds (`AccountIndex.bytes`, which `/health` sums as `held_mb`), in kB. */
+  /** The index's own estimate of what it holds (`AccountIndex.held`, what `/health` reports as `held_mb`), in kB. */
   readonly estimate_kb?: number
 }
 
