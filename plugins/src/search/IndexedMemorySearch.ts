@@ -392,6 +392,8 @@ export const make = (
               }
               yield* catchUp(accountId, state, breather)
               state.busy = false
+              // Its graph is built now: what it holds is counted again (others may have to go).
+              yield* makeRoom(accountId)
               yield* snapshotSoon(accountId, state)
             }).pipe(
               Effect.catchCause((cause) =>
