@@ -261,7 +261,7 @@ local mode does.
 ## How each system was run
 
 - **UMO** (${versions("umo")}): the real server as \`npm start\` runs it (\`server/dist/main.js\`,
-  built from these sources, with the allocator setting \`scripts/start.sh\` gives it; its RSS is
+  built from these sources, with the allocator and young-generation settings \`scripts/start.sh\` gives it (the second since 2026-11-30); its RSS is
   the server's process, npm and its shell left out; runs before 2026-11-30 ran the sources under
   tsx, which cost the process about 570 MB more) as its own process, \`DATABASE_URL\` to a fresh database, one account per conversation, through
   the JavaScript client: \`POST /v1/batch\` (100 items, \`timestamp\` = the session's date) and
