@@ -85,6 +85,17 @@ const scanChunks = 6_000
 /** A graph search asks for at most this share (1 in …) of the set's chunks before a scan replaces it. */
 const graphShare = 16
 
+/**
+ * The most chunks a search scans in this thread while the set's graph cannot answer (being built,
+ * or the graph thread saving or loading a graph): about 65 ms here (0.13 µs a chunk: 15 ms at
+ * 100,000, 38 ms at 300,000). A larger selection is read from the database meanwhile: a scan of
+ * 1,000,000 chunks would stall every other request for 130 ms or more.
+ */
+const scannedAtMost = 500_000
+
+/** Keys a snapshot's reading or writing takes between two turns of the event loop (a SHA-256 each, about 2 µs). */
+export const keysAtOnce = 5_000
+
 /** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
 const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
 
@@ -110,9 +121,14 @@ export class AccountIndex {
   /** The live entries' `bytes`. */
   private entryBytes = 0
 
-  /** `rowsDir`: where the vectors' float32 rows are kept (see `ExactRows`). */
-  constructor(dims: number, rowsDir?: string) {
-    this.vectors = new VectorSet(dims, 64, rowsDir)
+  /**
+   * `rowsDir`: where the vectors' float32 rows are kept (see `ExactRows`); `chunks`: how many chunk
+   * vectors to make room for at once, when a load knows (its memories: one chunk at least each).
+   * Room grown by doubling copies every vector held: at 1,000,000 chunks, 400 MB copied into
+   * 800 MB just made, in one step that stalls the thread for hundreds of milliseconds.
+   */
+  constructor(dims: number, rowsDir?: string, chunks = 64) {
+    this.vectors = new VectorSet(dims, Math.max(64, chunks), rowsDir)
   }
 
   /** The dimension of the vectors it holds. */
@@ -162,30 +178,57 @@ export class AccountIndex {
     return this.vectors.buildStep()
   }
 
+  /** Builds the vector graph whole, blocking this thread (`VectorSet.buildAll`): for benchmarks and tests. */
+  buildAll(): void {
+    this.vectors.buildAll()
+  }
+
+  /**
+   * Lets other work run before the next `buildStep`, and waits (without blocking) until the graph
+   * thread has done what it was asked: the batch `buildStep` gave it, or a save or a load, during
+   * which `buildStep` adds nothing.
+   */
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    await this.vectors.graphSettled()
+  }
+
   /** Keys in the vector graph (removed ones included): what a snapshot of it holds. */
   get graphKeys(): number {
     return this.vectors.graphKeys
   }
 
   /**
-   * The chunk each key of the vector graph holds, in key order: its memory, its place among the
-   * memory's chunks and its vector's fingerprint; undefined for a key removed since.
+   * The chunk each key of the vector graph holds now, to be read later, a key at a time, whatever
+   * changes meanwhile: its memory, its place among the memory's chunks and its vector's
+   * fingerprint; undefined for a key removed. Taking it costs a pass over the keys; the
+   * fingerprints (a SHA-256 each, seconds at 1,000,000 chunks) are made as they are read.
    */
-  *graphChunks(): Generator<GraphChunk | undefined> {
-    for (const slot of this.vectors.graphSlots()) {
-      const entry = slot === -1 ? undefined : this.entries[this.vectors.owner(slot)]
-      yield entry === undefined
-        ? undefined
-        : {
-            umo_id: entry.umo_id,
-            chunk: entry.chunks.indexOf(slot),
-            fingerprint: this.vectors.fingerprint(slot)
-          }
+  graphChunks(): { readonly keys: number; readonly at: (key: number) => GraphChunk | undefined } {
+    const slots = this.vectors.graphSlots()
+    // The entries as they are now: an entry removed or replaced later keeps its fields, and a
+    // slot's vector is never rewritten (slots are not reused).
+    const owners = new Array<Entry | undefined>(slots.length)
+    for (let key = 0; key < slots.length; key++)
+      owners[key] = slots[key] === -1 ? undefined : this.entries[this.vectors.owner(slots[key]!)]
+    return {
+      keys: slots.length,
+      at: (key) => {
+        const entry = owners[key]
+        const slot = slots[key]!
+        return entry === undefined
+          ? undefined
+          : {
+              umo_id: entry.umo_id,
+              chunk: entry.chunks.indexOf(slot),
+              fingerprint: this.vectors.fingerprint(slot)
+            }
+      }
     }
   }
 
-  /** Writes the vector graph to `path`; false when the index has none. */
-  saveGraph(path: string): boolean {
+  /** Writes the vector graph, as it is now, to `path`, off the main thread; false when the index has none. */
+  saveGraph(path: string): Promise<boolean> {
     return this.vectors.saveGraph(path)
   }
 
@@ -195,10 +238,16 @@ export class AccountIndex {
    * that memory with the same vector; the rest of its chunks are built by `buildStep`. Before
    * the graph is built. How many keys were kept.
    */
-  adoptGraph(path: string, keys: number, chunkAt: (key: number) => GraphChunk | undefined): number {
+  async adoptGraph(
+    path: string,
+    keys: number,
+    chunkAt: (key: number) => GraphChunk | undefined
+  ): Promise<number> {
     const slots = new Int32Array(keys).fill(-1)
     let kept = 0
     for (let key = 0; key < keys; key++) {
+      // A fingerprint a key: the event loop runs between batches (seconds at 1,000,000 keys).
+      if (key % keysAtOnce === keysAtOnce - 1) await new Promise<void>((resolve) => setImmediate(resolve))
       const chunk = chunkAt(key)
       const memory = chunk === undefined ? undefined : this.byId.get(chunk.umo_id)
       const slot = memory === undefined ? undefined : this.entries[memory]!.chunks[chunk!.chunk]
@@ -207,7 +256,7 @@ export class AccountIndex {
         kept++
       }
     }
-    this.vectors.adoptGraph(path, slots)
+    await this.vectors.adoptGraph(path, slots)
     return kept
   }
 
@@ -298,11 +347,13 @@ export class AccountIndex {
    * scored by its best. A selection the scope maps narrow to a few thousand chunks is scanned
    * exactly; a wider one is searched through the graph (or a scan of every chunk, for a set too
    * small for one), which is asked for more until `limit` selected memories are found.
+   * Undefined when the graph cannot answer and the selection is too large to scan here
+   * (`scannedAtMost`): the database answers that search.
    */
   searchVector(
     vector: ReadonlyArray<number>,
     options: Selection & { readonly limit: number; readonly ids?: ReadonlyArray<string> | undefined }
-  ): Array<Candidate> {
+  ): Array<Candidate> | undefined {
     const query = queryOf(vector)
     const admits = this.admits(options)
     const best = new Map<number, number>()
@@ -355,6 +406,12 @@ export class AccountIndex {
         if (best.size >= options.limit) return this.top(best, options.limit)
       }
     best.clear()
+    // The chunks a scan would read, about: the set's share the maps narrowed the selection to.
+    if (
+      !graphed &&
+      (this.vectors.size * (narrowed?.size ?? this.size)) / Math.max(1, this.size) > scannedAtMost
+    )
+      return undefined
     const selected = chunksOf(narrowed?.slots() ?? this.byId.values(), Number.POSITIVE_INFINITY)!
     keep(this.vectors.scan(query.vector, query.norm, pool, selected))
     return this.top(best, options.limit)

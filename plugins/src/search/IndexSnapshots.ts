@@ -12,7 +12,7 @@ import {
 import { join } from "node:path"
 import { type StoreError, sha256Hex } from "@umo/core"
 import { Effect } from "effect"
-import type { AccountIndex, GraphChunk } from "./AccountIndex.js"
+import { type AccountIndex, type GraphChunk, keysAtOnce } from "./AccountIndex.js"
 import type { IndexRows } from "./IndexRows.js"
 
 /**
@@ -93,10 +93,13 @@ const fileSha256 = (path: string) =>
       })
   )
 
-const encodeKeys = (index: AccountIndex): Buffer => {
-  const out = Buffer.alloc(index.graphKeys * keyBytes)
+/** The keys file of `chunks` (`AccountIndex.graphChunks`), `keysAtOnce` keys between two turns of the event loop. */
+export const encodeKeys = async (chunks: ReturnType<AccountIndex["graphChunks"]>): Promise<Buffer> => {
+  const out = Buffer.alloc(chunks.keys * keyBytes)
   let at = 0
-  for (const chunk of index.graphChunks()) {
+  for (let key = 0; key < chunks.keys; key++) {
+    if (key % keysAtOnce === keysAtOnce - 1) await new Promise<void>((resolve) => setImmediate(resolve))
+    const chunk = chunks.at(key)
     if (chunk === undefined) out.writeUInt32LE(absent, at + 16)
     else {
       Buffer.from(chunk.umo_id.replaceAll("-", ""), "hex").copy(out, at)
@@ -108,7 +111,7 @@ const encodeKeys = (index: AccountIndex): Buffer => {
   return out
 }
 
-const decodeKey = (keys: Buffer, key: number): GraphChunk | undefined => {
+export const decodeKey = (keys: Buffer, key: number): GraphChunk | undefined => {
   const at = key * keyBytes
   const chunk = keys.readUInt32LE(at + 16)
   if (chunk === absent) return undefined
@@ -184,7 +187,7 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
       // Keys the snapshot names a chunk for: more than are kept, and it holds chunks the account
       // no longer has (deleted, or changed since).
       let named = 0
-      const kept = yield* Effect.try(() =>
+      const kept = yield* Effect.tryPromise(() =>
         index.adoptGraph(files.graph, header.keys, (key) => {
           const chunk = decodeKey(files.keys, key)
           if (chunk !== undefined) named++
@@ -224,12 +227,20 @@ export const makeIndexSnapshots = (dir: string, rows: IndexRows, dims: number): 
       if (entryHash === undefined) return undefined
       const at = paths(accountId)
       const temporary = (path: string) => `${path}.${process.pid}.tmp`
-      index.saveGraph(temporary(at.graph))
-      const keyFile = encodeKeys(index)
-      writeFileSync(temporary(at.keys), keyFile)
+      // The graph thread writes the graph as it is now (requests run in order), while this thread
+      // goes on: the account is free meanwhile.
+      const graphSaved = index.saveGraph(temporary(at.graph)).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("the graph was not saved")
+      )
+      const chunks = index.graphChunks()
       saved.set(accountId, keys)
-      // The rest reads the files just written, not the index: the account is free meanwhile.
+      // The rest reads what was taken now, and the files written from it, not the index.
       return Effect.gen(function* () {
+        const keyFile = yield* Effect.promise(() => encodeKeys(chunks))
+        writeFileSync(temporary(at.keys), keyFile)
+        const unsaved = yield* Effect.promise(() => graphSaved)
+        if (unsaved !== undefined) return yield* Effect.fail(unsaved)
         const header: Header = {
           version: 1,
           account_id: accountId,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
-import { availableParallelism } from "node:os"
 import usearch from "usearch"
 import { ExactRows } from "./ExactRows.js"
+import { Graph } from "./GraphThread.js"
 
 /** A chunk found near a query: its slot in the set and its cosine similarity to the query. */
 export interface NearChunk {
@@ -21,10 +21,14 @@ export const graphFrom = 4_000
  */
 export const graphWorkingBytes = 8 * 2 ** 20
 
-const cores = Math.max(1, availableParallelism())
+const graphConfig = (dims: number) => ({ dims, connectivity: 16, expansionAdd: 128, expansionSearch: 64 })
 
-/** Chunks added to the graph in one synchronous call while it is built: a few ms each. */
-const graphBatch = 64
+/**
+ * A batch of chunks added to the graph is sized to take about this long in the graph thread: a
+ * search asked for meanwhile waits for it. (64 chunks took 40 ms into a graph of 100,000.)
+ */
+const batchMs = 8
+const batchSizes = { least: 4, first: 64, most: 256 } as const
 
 /** Up to this many chunks, a scan ranks each one here; beyond, usearch's exact int8 search ranks them. */
 const scannedHere = 256
@@ -84,7 +88,8 @@ export class VectorSet {
   private owners: Int32Array
   private used = 0
   private live = 0
-  private graph: InstanceType<typeof usearch.Index> | undefined
+  /** Held by the process's graph thread (`GraphThread`). */
+  private graph: Graph | undefined
   /**
    * Each slot's key in the graph (-1 while it holds none) and each key's slot: a graph read from a
    * snapshot keeps the keys it was saved with, which need not be the slots of this load.
@@ -94,6 +99,10 @@ export class VectorSet {
   private nextKey = 0
   /** Chunks added since the graph was made that it does not hold yet (built in batches). */
   private pending: Array<number> = []
+  /** The batch the graph thread is adding (request `addingRequest`): scanned too until it is in. */
+  private adding: Array<number> = []
+  private addingRequest = 0
+  private batchSize: number = batchSizes.first
   /** Where `scan` copies a subset of the rows (grown as needed, to `gatheredAtMost` rows at most). */
   private scratch = new Int8Array(0)
   private readonly exact: ExactRows
@@ -143,15 +152,33 @@ export class VectorSet {
 
   /** Whether `buildStep` has work: a graph to make, or chunks it does not hold yet. */
   get graphBehind(): boolean {
-    return this.graph === undefined ? this.live >= graphFrom : this.pending.length > 0
+    return this.graph === undefined ? this.live >= graphFrom : this.pending.length + this.adding.length > 0
   }
 
   /**
-   * Whether `nearest` can answer: the graph exists and lacks at most `pendingScanned` chunks
-   * (those it scans). While a large set's graph is being built, the set is scanned.
+   * Whether `nearest` can answer: the graph exists, lacks at most `pendingScanned` chunks (those it
+   * scans), and the graph thread is not saving or loading a graph (a search would wait for it).
+   * While a large set's graph is being built, the set is scanned.
    */
   get graphReady(): boolean {
-    return this.graph !== undefined && this.pending.length <= pendingScanned
+    return (
+      this.graph !== undefined &&
+      !this.graph.busy &&
+      this.pending.length + this.adding.length <= pendingScanned
+    )
+  }
+
+  /** Resolves once the graph thread has done what it was asked (`buildStep` has nothing to add meanwhile). */
+  graphSettled(): Promise<void> {
+    return this.graph?.settled() ?? Promise.resolve()
+  }
+
+  /**
+   * Builds the graph whole, blocking this thread until the graph thread is done: for a tool that
+   * has nothing else to do (a benchmark, a test). A server builds with `buildStep`.
+   */
+  buildAll(): void {
+    while (this.buildStep()) this.graph?.settle()
   }
 
   /** Stores a memory's chunk vectors; their slots, in order. */
@@ -189,7 +216,7 @@ export class VectorSet {
         this.slotOfKey[key] = -1
       }
     }
-    if (this.graph !== undefined && keys.length > 0) this.graph.remove(keys)
+    if (this.graph !== undefined && keys.length > 0) this.graph.remove(BigUint64Array.from(keys))
   }
 
   /** The memory slot a chunk belongs to, or -1 once it is removed. */
@@ -237,41 +264,42 @@ export class VectorSet {
   /**
    * Adds up to one batch of the chunks the graph lacks, making the graph once the set is large
    * enough; whether more remain. Called repeatedly between other work, so no call blocks long.
+   * The graph thread adds the batch while this thread goes on; the next call adds nothing until it
+   * is done (`graphSettled`), nor while the graph thread saves or loads a graph.
    */
   buildStep(): boolean {
+    if (this.graph?.busy === true) return true
+    if (this.graph !== undefined && this.adding.length > 0) {
+      if (!this.graph.done(this.addingRequest)) return true
+      this.adding = []
+      // The next batch sized from how long this one took (at most twice or half as many).
+      const scale = Math.min(2, Math.max(0.5, batchMs / Math.max(0.01, this.graph.addTook)))
+      this.batchSize = Math.min(
+        batchSizes.most,
+        Math.max(batchSizes.least, Math.round(this.batchSize * scale))
+      )
+    }
     if (this.graph === undefined) {
       if (this.live < graphFrom) return false
-      this.graph = this.newGraph()
+      this.graph = new Graph(graphConfig(this.dims))
       this.pending = []
       for (let slot = 0; slot < this.used; slot++) if (this.owners[slot] !== -1) this.pending.push(slot)
     }
-    const batch = this.pending.splice(0, graphBatch).filter((slot) => this.owners[slot] !== -1)
+    const batch = this.pending.splice(0, this.batchSize).filter((slot) => this.owners[slot] !== -1)
     if (batch.length > 0) {
       const vectors = new Float32Array(batch.length * this.dims)
       batch.forEach((slot, i) => {
         this.exact.read(slot, vectors.subarray(i * this.dims, (i + 1) * this.dims))
       })
-      // Every core: a batch holds up the event loop for a few ms either way, and a load of 100,000
-      // memories spends most of its time here (80 s on one core).
-      this.graph.add(
+      // On every core, in the graph thread: a load of 100,000 memories spends most of its time
+      // here (80 s on one core).
+      this.addingRequest = this.graph.add(
         BigUint64Array.from(batch, (slot) => BigInt(this.keyed(slot))),
-        vectors,
-        cores
+        vectors
       )
+      this.adding = batch
     }
-    return this.pending.length > 0
-  }
-
-  private newGraph() {
-    return new usearch.Index({
-      dimensions: this.dims,
-      metric: usearch.MetricKind.Cos,
-      quantization: usearch.ScalarKind.I8,
-      connectivity: 16,
-      expansion_add: 128,
-      expansion_search: 64,
-      multi: false
-    })
+    return this.pending.length + this.adding.length > 0
   }
 
   /** Gives a slot the next key of the graph. */
@@ -308,36 +336,43 @@ export class VectorSet {
     return this.slotOfKey.slice(0, this.nextKey)
   }
 
-  /** Writes the graph to `path` (usearch's format); false when there is no graph. */
-  saveGraph(path: string): boolean {
-    if (this.graph === undefined) return false
-    this.graph.save(path)
-    return true
+  /**
+   * Writes the graph, as it is now, to `path` (usearch's format), in the graph thread; false when
+   * there is no graph. Resolves once the file is written.
+   */
+  saveGraph(path: string): Promise<boolean> {
+    if (this.graph === undefined) return Promise.resolve(false)
+    return this.graph.save(path).then(() => true)
   }
 
   /**
    * Takes the graph saved at `path` in place of building one: `slots[key]` is the slot now holding
    * the vector the graph saved under `key`, or -1, and those keys are removed from it. The chunks
    * it lacks are added by `buildStep`, as chunks captured after a build are. Only before the set
-   * has a graph of its own.
+   * has a graph of its own, and nothing else may change the set until it resolves. A file that
+   * does not load leaves the set without a graph, and rejects.
    */
-  adoptGraph(path: string, slots: Int32Array): void {
+  async adoptGraph(path: string, slots: Int32Array): Promise<void> {
     if (this.graph !== undefined) throw new Error("the set has a graph already")
-    const graph = this.newGraph()
-    graph.load(path)
-    const stale: Array<bigint> = []
+    const graph = new Graph(graphConfig(this.dims))
+    const stale: Array<number> = []
     this.slotOfKey = new Int32Array(Math.max(1_024, slots.length)).fill(-1)
     for (let key = 0; key < slots.length; key++) {
       const slot = slots[key]!
-      if (slot === -1 || this.owners[slot] === -1 || this.keyOfSlot[slot] !== -1) stale.push(BigInt(key))
+      if (slot === -1 || this.owners[slot] === -1 || this.keyOfSlot[slot] !== -1) stale.push(key)
       else {
         this.slotOfKey[key] = slot
         this.keyOfSlot[slot] = key
       }
     }
-    const held = stale.length === 0 ? [] : (graph.contains(stale) as Array<boolean>)
-    const gone = stale.filter((_, i) => held[i])
-    if (gone.length > 0) graph.remove(gone)
+    try {
+      await graph.load(path, BigUint64Array.from(stale, BigInt))
+    } catch (error) {
+      graph.close()
+      this.keyOfSlot.fill(-1)
+      this.slotOfKey = new Int32Array(0)
+      throw error
+    }
     this.nextKey = slots.length
     this.graph = graph
     this.pending = []
@@ -355,14 +390,13 @@ export class VectorSet {
     if (this.graph !== undefined && graphed > 0) {
       // At least 64, rescored exactly: the graph's int8 distances misorder near neighbours, the
       // exact ones put the best first again. (A search asks for 4 chunks a memory it wants.)
-      const found = this.graph.search(query, Math.min(Math.max(k, 64), graphed), 1)
-      for (const key of found.keys) {
+      for (const key of this.graph.search(query, Math.min(Math.max(k, 64), graphed))) {
         const chunk = this.slotOfKey[Number(key)] ?? -1
         if (chunk !== -1 && this.owners[chunk] !== -1)
           near.push({ chunk, similarity: this.similarity(query, queryNorm, chunk) })
       }
     }
-    near.push(...this.rescored(query, queryNorm, k, this.pending))
+    near.push(...this.rescored(query, queryNorm, k, [...this.adding, ...this.pending]))
     return near
   }
 
@@ -409,9 +443,11 @@ export class VectorSet {
     return this.rescored(query, queryNorm, k, ranked)
   }
 
-  /** Lets go of the file of float rows; the set answers no more. */
+  /** Lets go of the file of float rows and of the graph; the set answers no more. */
   close(): void {
     this.exact.close()
+    this.graph?.close()
+    this.graph = undefined
   }
 
   /** A buffer of at least `rows` rows for `scan` to copy a subset into, kept between calls. */

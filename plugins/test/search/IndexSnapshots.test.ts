@@ -66,27 +66,28 @@ const row = (i: number, vector: ReadonlyArray<number>): IndexedRow => ({
 
 /** The share of memories the index finds first for their own vector (through its graph). */
 const selfFound = (index: AccountIndex, rows: ReadonlyArray<IndexedRow>) =>
-  rows.filter((r) => index.searchVector(Array.from(r.vectors[0]!), { limit: 1 })[0]?.umo_id === r.umo_id)
+  rows.filter((r) => index.searchVector(Array.from(r.vectors[0]!), { limit: 1 })![0]?.umo_id === r.umo_id)
     .length / rows.length
 
 describe("AccountIndex.adoptGraph", () => {
-  it("keeps exactly the keys of unchanged chunks, wherever this load put them, and finds every memory as a built graph does (property)", () => {
-    fc.assert(
-      fc.property(
+  it("keeps exactly the keys of unchanged chunks, wherever this load put them, and finds every memory as a built graph does (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.integer({ min: 1, max: 2 ** 30 }),
         fc.array(fc.nat(graphFrom + 499), { maxLength: 60 }),
         fc.array(fc.nat(graphFrom + 499), { maxLength: 60 }),
         fc.integer({ min: 0, max: 80 }),
-        (seed, deleted, changed, added) => {
+        async (seed, deleted, changed, added) => {
           const next = vectors(seed)
           const original = Array.from({ length: graphFrom + 500 }, (_, i) => row(i, next()))
           const saved = new AccountIndex(dims, scratch())
           for (const r of original) saved.add(r, { bulk: true })
           saved.settle()
-          while (saved.buildStep()) {}
+          saved.buildAll()
           const graph = join(scratch(), "graph")
-          expect(saved.saveGraph(graph)).toBe(true)
-          const chunks = [...saved.graphChunks()]
+          expect(await saved.saveGraph(graph)).toBe(true)
+          const names = saved.graphChunks()
+          const chunks = Array.from({ length: names.keys }, (_, key) => names.at(key))
           saved.close()
 
           const gone = new Set(deleted)
@@ -98,12 +99,12 @@ describe("AccountIndex.adoptGraph", () => {
           const loaded = new AccountIndex(dims, scratch())
           for (const r of now) loaded.add(r, { bulk: true })
           loaded.settle()
-          const kept = loaded.adoptGraph(graph, chunks.length, (key) => chunks[key])
+          const kept = await loaded.adoptGraph(graph, chunks.length, (key) => chunks[key])
           expect(kept).toBe(original.length - gone.size - moved.size)
-          while (loaded.buildStep()) {}
+          loaded.buildAll()
           const deletedIds = new Set([...gone].map(uuid))
           for (const r of now.slice(0, 50)) {
-            const found = loaded.searchVector(Array.from(r.vectors[0]!), { limit: 20 })
+            const found = loaded.searchVector(Array.from(r.vectors[0]!), { limit: 20 })!
             expect(found.some((c) => deletedIds.has(c.umo_id))).toBe(false)
           }
           // A key taken for the wrong chunk would lose its memory: found at random, about never.

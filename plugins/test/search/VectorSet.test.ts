@@ -105,7 +105,7 @@ describe("VectorSet", () => {
     const set = new VectorSet(dims)
     for (const [i, v] of vectors.entries()) set.add(i, [v])
     expect(set.graphReady).toBe(false)
-    while (set.buildStep()) {}
+    set.buildAll()
     expect(set.graphReady).toBe(true)
     const removed = Array.from({ length: 300 }, (_, i) => i * 7)
     set.remove(removed)
