@@ -42,6 +42,7 @@ export type PartName =
   | "judge"
   | "nlp"
   | "index"
+  | "stall"
 
 export interface PartFigures {
   readonly rss_kb: number
@@ -62,6 +63,21 @@ export interface PartFigures {
   readonly seconds: number
   /** The index's own estimate of what it holds (`AccountIndex.held`, what `/health` reports as `held_mb`), in kB. */
   readonly estimate_kb?: number
+  /** What a part reports beside its memory (`stall`: each phase's event-loop delay). */
+  readonly detail?: unknown
+}
+
+/** One phase of the `stall` part: how long it took and how long the event loop waited at worst. */
+export interface StallPhase {
+  readonly seconds: number
+  /** The event loop's delay (`monitorEventLoopDelay`, 5 ms resolution): the largest, and the 99th percentile, in ms. */
+  readonly delay_max_ms: number
+  readonly delay_p99_ms: number
+  /** Searches made meanwhile (one every 10 ms), how many the index left to the database, and their time in this thread. */
+  readonly searches?: number
+  readonly left_to_database?: number
+  readonly search_p95_ms?: number
+  readonly search_max_ms?: number
 }
 
 const request = JSON.parse(process.argv[2] ?? "{}") as PartRequest
@@ -146,6 +162,131 @@ const syntheticRow = (i: number, random: () => number): IndexedRow => {
     length: [...counts.values()].reduce((a, b) => a + b, 0),
     vectors: [vector]
   }
+}
+
+/**
+ * The search index of one account holding `memories` through the work a server does beside its
+ * requests, as IndexedMemorySearch and IndexSnapshots do it: loaded a page of 1,000 at a time, its
+ * graph built a batch at a time, a snapshot taken while searches come every 10 ms, searches alone,
+ * and the restart's load from that snapshot. Each phase's event-loop delay (the longest any timer
+ * or request would have waited) is measured apart.
+ */
+const stall = async () => {
+  const { AccountIndex } = (await import(
+    dist("plugins/dist/search/AccountIndex.js")
+  )) as typeof import("../../../plugins/src/search/AccountIndex.js")
+  const { decodeKey, encodeKeys } = (await import(
+    dist("plugins/dist/search/IndexSnapshots.js")
+  )) as typeof import("../../../plugins/src/search/IndexSnapshots.js")
+  const { monitorEventLoopDelay } = await import("node:perf_hooks")
+  const { createHash } = await import("node:crypto")
+  const { createReadStream, writeFileSync } = await import("node:fs")
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+  const phases: Record<string, StallPhase> = {}
+  const ms = (ns: number) => Math.round(ns / 10_000) / 100
+  const measure = async (
+    name: string,
+    work: () => Promise<void>,
+    searched?: InstanceType<typeof AccountIndex>
+  ) => {
+    const delay = monitorEventLoopDelay({ resolution: 5 })
+    const times: Array<number> = []
+    let leftToDatabase = 0
+    const query = Array.from(syntheticRow(-1, seeded(11)).vectors[0]!)
+    const ticker =
+      searched === undefined
+        ? undefined
+        : setInterval(() => {
+            const started = performance.now()
+            if (searched.searchVector(query, { limit: 10 }) === undefined) leftToDatabase++
+            times.push(performance.now() - started)
+          }, 10)
+    delay.enable()
+    const started = performance.now()
+    await work()
+    delay.disable()
+    if (ticker !== undefined) clearInterval(ticker)
+    times.sort((a, b) => a - b)
+    phases[name] = {
+      seconds: Math.round(performance.now() - started) / 1000,
+      delay_max_ms: ms(delay.max),
+      delay_p99_ms: ms(delay.percentile(99)),
+      ...(searched === undefined
+        ? {}
+        : {
+            searches: times.length,
+            left_to_database: leftToDatabase,
+            search_p95_ms: Math.round((times[Math.floor(times.length * 0.95)] ?? 0) * 100) / 100,
+            search_max_ms: Math.round((times.at(-1) ?? 0) * 100) / 100
+          })
+    }
+    process.stderr.write(`stall: ${name} ${JSON.stringify(phases[name])}\n`)
+  }
+  /** The longest 250 rows took to add (the server's part of a load; making the rows is this bench's). */
+  let longestPageMs = 0
+  const loaded = async () => {
+    // As IndexedMemorySearch's load: room for the account's count of memories made at once, the
+    // rows added 250 at a time (its `rowsAtOnce`) between turns of the event loop.
+    const memories = request.memories ?? 0
+    const index = new AccountIndex(768, join(tmpdir(), "umo-index"), memories)
+    const random = seeded(7)
+    for (let from = 0; from < memories; from += 250) {
+      const page = Array.from({ length: Math.min(250, memories - from) }, (_, i) =>
+        syntheticRow(from + i, random)
+      )
+      await turn()
+      const started = performance.now()
+      for (const row of page) index.add(row, { bulk: true })
+      longestPageMs = Math.max(longestPageMs, performance.now() - started)
+      await turn()
+    }
+    return index
+  }
+  let index: InstanceType<typeof AccountIndex> | undefined
+  await measure("load", async () => {
+    index = await loaded()
+  })
+  await measure("load: settle", async () => index!.settle())
+  const built = index!
+  await measure("graph", async () => {
+    while (built.buildStep()) await built.pause()
+  })
+  await measure("searches", () => new Promise((resolve) => setTimeout(resolve, 10_000)), built)
+  const dir = mkdtempSync(join(tmpdir(), "umo-bench-stall-"))
+  const graph = join(dir, "graph")
+  let keys: Buffer = Buffer.alloc(0)
+  await measure(
+    "snapshot",
+    async () => {
+      const saving = built.saveGraph(graph)
+      const chunks = built.graphChunks()
+      keys = await encodeKeys(chunks)
+      writeFileSync(join(dir, "keys"), keys)
+      await saving
+      const hash = createHash("sha256")
+      await new Promise<void>((resolve, reject) =>
+        createReadStream(graph)
+          .on("data", (part) => hash.update(part))
+          .on("error", reject)
+          .on("end", () => resolve())
+      )
+    },
+    built
+  )
+  const graphKeys = built.graphKeys
+  built.close()
+  let restarted: InstanceType<typeof AccountIndex> | undefined
+  await measure("restart: load", async () => {
+    restarted = await loaded()
+    restarted.settle()
+  })
+  let kept = 0
+  await measure("restart: graph from the snapshot", async () => {
+    kept = await restarted!.adoptGraph(graph, graphKeys, (key) => decodeKey(keys, key))
+  })
+  await measure("restart: searches", () => new Promise((resolve) => setTimeout(resolve, 10_000)), restarted)
+  rmSync(dir, { recursive: true, force: true })
+  return { phases, graph_keys: graphKeys, kept, longest_page_ms: Math.round(longestPageMs * 10) / 10 }
 }
 
 /** Each part's work; the index's answers its estimate of itself in kB. */
@@ -241,14 +382,15 @@ const parts: Record<PartName, () => Promise<unknown>> = {
     const random = seeded(7)
     for (let i = 0; i < (request.memories ?? 0); i++) index.add(syntheticRow(i, random), { bulk: true })
     index.settle()
-    while (index.buildStep()) {}
+    index.buildAll()
     const query = syntheticRow(-1, random).vectors[0]!
     index.searchVector(Array.from(query), { limit: 10 })
     index.searchText(["caroline", "move"], { limit: 10 })
     // Kept reachable until the figures are read: a collected index would measure nothing.
     ;(globalThis as { keptIndex?: unknown }).keptIndex = index
     return Math.round(AccountIndex.held([index]) / 1024)
-  }
+  },
+  stall
 }
 
 const field = (status: string, name: string) =>
@@ -275,7 +417,8 @@ const figures: PartFigures = {
   heap_total_kb: Math.round(usage.heapTotal / 1024),
   external_kb: Math.round(usage.external / 1024),
   seconds,
-  ...(typeof estimate === "number" ? { estimate_kb: estimate } : {})
+  ...(typeof estimate === "number" ? { estimate_kb: estimate } : {}),
+  ...(typeof estimate === "object" && estimate !== null ? { detail: estimate } : {})
 }
 console.log(JSON.stringify(figures))
 // Pools and the PGlite thread would keep the process alive.

@@ -34,7 +34,7 @@ const descriptions: Record<string, string> = {
   index: "in-process search index (AccountIndex), HNSW graph built, one search"
 }
 
-const run = (root: string, request: PartRequest): PartFigures => {
+export const runPart = (root: string, request: PartRequest): PartFigures => {
   const child = spawnSync(
     process.execPath,
     // As scripts/start.sh runs the server: young generations of 8 MB semi-spaces.
@@ -107,7 +107,7 @@ export const measureParts = (
   try {
     for (const { part, label, memories, dataDir } of wanted) {
       progress(`memory: part ${label}`)
-      const figures = run(root, {
+      const figures = runPart(root, {
         part,
         root,
         turns,
