@@ -10,6 +10,8 @@ import { addTookCell, doneCell, type GraphConfig, type GraphRequest } from "./Gr
 
 const { cells, replies } = workerData as { readonly cells: Int32Array; readonly replies: MessagePort }
 const graphs = new Map<number, InstanceType<typeof usearch.Index>>()
+/** Each graph's staging buffer (see `Graph.stage`). */
+const stagings = new Map<number, SharedArrayBuffer>()
 
 const graphOf = (id: number) => {
   const graph = graphs.get(id)
@@ -33,10 +35,17 @@ const handle = (request: GraphRequest): unknown => {
   switch (request.op) {
     case "create":
       graphs.set(request.id, newGraph(request.config))
+      stagings.set(request.id, request.staging)
       return undefined
     case "add": {
       const started = performance.now()
-      graphOf(request.id).add(request.keys, request.vectors, request.threads)
+      const graph = graphOf(request.id)
+      const dims = graph.dimensions()
+      graph.add(
+        request.keys,
+        new Float32Array(stagings.get(request.id)!, 0, request.keys.length * dims),
+        request.threads
+      )
       Atomics.store(cells, addTookCell, Math.round((performance.now() - started) * 1_000))
       return undefined
     }
@@ -64,6 +73,7 @@ const handle = (request: GraphRequest): unknown => {
     }
     case "drop":
       graphs.delete(request.id)
+      stagings.delete(request.id)
       return undefined
   }
 }

@@ -16,12 +16,20 @@ export interface NearChunk {
 export const graphFrom = 4_000
 
 /**
- * What the graphs' library holds once a process has any graph, whatever their number: 8.4 MB with
- * one graph of 1,024 chunks, 0.6 MB more for each further one (bench:memory's graph probes).
+ * What a process holds for its graphs once it has any, whatever their number: the graphs' library
+ * (8.4 MB with one graph of 1,024 chunks, 0.6 MB more for each further one: bench:memory's graph
+ * probes) and the graph thread's own heap and stacks (about 12 MB more: the index part measured
+ * 74 MB at 10,000 memories with the graphs in that thread, against 62 estimated without it).
  */
-export const graphWorkingBytes = 8 * 2 ** 20
+export const graphWorkingBytes = 20 * 2 ** 20
 
-const graphConfig = (dims: number) => ({ dims, connectivity: 16, expansionAdd: 128, expansionSearch: 64 })
+const graphConfig = (dims: number) => ({
+  dims,
+  batch: batchSizes.most,
+  connectivity: 16,
+  expansionAdd: 128,
+  expansionSearch: 64
+})
 
 /**
  * A batch of chunks added to the graph is sized to take about this long in the graph thread: a
@@ -142,7 +150,11 @@ export class VectorSet {
       this.owners.byteLength +
       this.keyOfSlot.byteLength +
       this.slotOfKey.byteLength
-    return rows + this.scratch.byteLength + (this.graph?.size() ?? 0) * (this.dims + 232)
+    return (
+      rows +
+      this.scratch.byteLength +
+      (this.graph === undefined ? 0 : this.graph.stagingBytes + this.graph.size() * (this.dims + 232))
+    )
   }
 
   /** Whether it keeps a graph. */
@@ -287,16 +299,13 @@ export class VectorSet {
     }
     const batch = this.pending.splice(0, this.batchSize).filter((slot) => this.owners[slot] !== -1)
     if (batch.length > 0) {
-      const vectors = new Float32Array(batch.length * this.dims)
+      const vectors = this.graph.stage(batch.length)
       batch.forEach((slot, i) => {
         this.exact.read(slot, vectors.subarray(i * this.dims, (i + 1) * this.dims))
       })
       // On every core, in the graph thread: a load of 100,000 memories spends most of its time
       // here (80 s on one core).
-      this.addingRequest = this.graph.add(
-        BigUint64Array.from(batch, (slot) => BigInt(this.keyed(slot))),
-        vectors
-      )
+      this.addingRequest = this.graph.add(BigUint64Array.from(batch, (slot) => BigInt(this.keyed(slot))))
       this.adding = batch
     }
     return this.pending.length + this.adding.length > 0
