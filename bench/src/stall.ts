@@ -9,12 +9,13 @@
  *   npm run bench:stall                            # 100,000 memories
  *   npm run bench:stall -- --memories 1000000      # a million (about 40 minutes here; 12 GB of heap)
  *   npm run bench:stall -- --quick                 # 20,000
+ *   npm run bench:stall -- --memories 1000000 --figures FILE   # publish the part's last line, run by hand
  *
  * Results: bench/results/stall-N.{json,svg} and the `stall-N` section of bench/README.md.
  */
-import { realpathSync } from "node:fs"
+import { readFileSync, realpathSync } from "node:fs"
 import { join } from "node:path"
-import type { StallPhase } from "./memory/Part.js"
+import type { PartFigures, StallPhase } from "./memory/Part.js"
 import { runPart } from "./memory/Parts.js"
 import { barChart } from "./support/Chart.js"
 import { argument, progress, quick, root } from "./support/Cli.js"
@@ -22,14 +23,20 @@ import { machine } from "./support/Machine.js"
 import { publishResults } from "./support/Results.js"
 
 const memories = Number(argument("memories") ?? (quick ? 20_000 : 100_000))
+const figuresFile = argument("figures")
 progress(`stall: ${memories.toLocaleString("en")} memories, in a process of their own`)
-const figures = runPart(root, {
-  part: "stall",
-  root,
-  turns: realpathSync(join(root, "..", "shared", "bench-data", "locomo", "turns.jsonl")),
-  memories,
-  settleSeconds: 1
-})
+// A million memories take about 40 minutes: the part may be run by hand (as `runPart` runs it) and
+// its last line published here.
+const figures: PartFigures =
+  figuresFile !== undefined
+    ? (JSON.parse(readFileSync(figuresFile, "utf8").trim().split("\n").at(-1)!) as PartFigures)
+    : runPart(root, {
+        part: "stall",
+        root,
+        turns: realpathSync(join(root, "..", "shared", "bench-data", "locomo", "turns.jsonl")),
+        memories,
+        settleSeconds: 1
+      })
 const detail = figures.detail as {
   readonly phases: Record<string, StallPhase>
   readonly graph_keys: number
