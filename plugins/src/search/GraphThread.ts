@@ -97,6 +97,7 @@ export class GraphThread {
   >()
   /** The last save or load asked for. */
   private longUntil = 0
+  private longPending = false
   /** Promises waiting on the thread: while any does, the thread keeps the process alive. */
   private holders = 0
   private failed: Error | undefined
@@ -112,23 +113,37 @@ export class GraphThread {
     })
     this.worker.on("message", (answer: Answer) => {
       const waiter = this.waiting.get(answer.seq)
+      // A request nobody waits for that failed (an add, a removal) leaves a graph that differs
+      // from what its set believes it holds: the thread is given up, and its graphs with it.
+      if (waiter === undefined) {
+        if (answer.error !== undefined)
+          this.fail(new Error(`the graph thread failed a request: ${answer.error}`))
+        return
+      }
       this.waiting.delete(answer.seq)
-      if (answer.error !== undefined) waiter?.reject(new Error(answer.error))
-      else waiter?.resolve(answer.value)
-      if (waiter !== undefined) this.release()
+      if (answer.error !== undefined) waiter.reject(new Error(answer.error))
+      else waiter.resolve(answer.value)
+      this.release()
     })
-    const fail = (error: Error) => {
-      this.failed = error
-      for (const waiter of this.waiting.values()) waiter.reject(error)
-      this.holders -= this.waiting.size
-      this.waiting.clear()
-    }
-    this.worker.on("error", fail)
-    this.worker.on("exit", (code) => fail(new Error(`the graph thread ended (exit code ${code})`)))
+    this.worker.on("error", (error) => this.fail(error))
+    this.worker.on("exit", (code) => this.fail(new Error(`the graph thread ended (exit code ${code})`)))
     // Graphs live as long as their sets; the thread keeps the process alive only while a promise
     // waits on it (a save, a load, a build's pause), which would otherwise never settle.
     this.worker.unref()
     this.replies.unref()
+  }
+
+  /**
+   * Gives the thread up: what waits on it fails, every graph in it answers no more (their sets
+   * throw, and the indexes holding them are dropped and loaded again, into a new thread).
+   */
+  private fail(error: Error): void {
+    if (this.failed !== undefined) return
+    this.failed = error
+    for (const waiter of this.waiting.values()) waiter.reject(error)
+    this.holders -= this.waiting.size
+    this.waiting.clear()
+    void this.worker.terminate()
   }
 
   /** Whether the thread ended (its graphs with it). */
@@ -143,7 +158,9 @@ export class GraphThread {
 
   /** Whether a save or a load is under way: a blocking request would wait behind it. */
   get busy(): boolean {
-    return !this.done(this.longUntil)
+    // Forgotten once done: compared by difference, an old number would seem ahead again after 2^31 requests.
+    if (this.longPending && this.done(this.longUntil)) this.longPending = false
+    return this.longPending
   }
 
   /** How long the thread's last add took, in ms. */
@@ -156,7 +173,8 @@ export class GraphThread {
     if (this.done(seq)) return
     this.hold()
     try {
-      while (!this.done(seq) && this.failed === undefined) {
+      while (!this.done(seq)) {
+        if (this.failed !== undefined) throw this.failed
         const waited = Atomics.waitAsync(this.cells, doneCell, Atomics.load(this.cells, doneCell), 1_000)
         if (waited.async) await waited.value
       }
@@ -175,7 +193,7 @@ export class GraphThread {
 
   /** Resolves once no save or load is under way. */
   free(): Promise<void> {
-    return this.settled(this.longUntil)
+    return this.busy ? this.settled(this.longUntil) : Promise.resolve()
   }
 
   /** Blocks until every request posted is done (tests and benchmarks build graphs whole so). */
@@ -201,8 +219,12 @@ export class GraphThread {
       const last = Atomics.load(this.cells, doneCell)
       if (((last - seq) | 0) >= 0) return
       const left = deadline - performance.now()
-      if (left <= 0 || this.failed !== undefined)
-        throw this.failed ?? new Error(`the graph thread did not answer a ${what} in ${blockingTimeoutMs} ms`)
+      if (this.failed !== undefined) throw this.failed
+      if (left <= 0) {
+        // A thread that does not answer is given up (`exit` cannot arrive while this thread waits here).
+        this.fail(new Error(`the graph thread did not answer a ${what} in ${blockingTimeoutMs} ms`))
+        throw this.failed
+      }
       Atomics.wait(this.cells, doneCell, last, left)
     }
   }
@@ -231,6 +253,7 @@ export class GraphThread {
     return new Promise((resolve, reject) => {
       const seq = this.send(request, false, true)
       this.longUntil = seq
+      this.longPending = true
       this.waiting.set(seq, { resolve, reject })
       this.hold()
     })
@@ -270,6 +293,11 @@ export class Graph {
   /** Keys it holds, once the adds asked for are done. */
   size(): number {
     return this.held
+  }
+
+  /** Whether its thread ended: it answers no more. */
+  get ended(): boolean {
+    return this.thread.ended
   }
 
   /** Whether a request now would wait behind a save or a load (of this graph or another). */

@@ -4,12 +4,21 @@
  * port, and after each request stores the request's number in the shared cell and wakes the
  * main thread, which may be waiting on it.
  */
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { type MessagePort, parentPort, workerData } from "node:worker_threads"
 import usearch from "usearch"
 import { addTookCell, doneCell, type GraphConfig, type GraphRequest } from "./GraphThread.js"
 
 const { cells, replies } = workerData as { readonly cells: Int32Array; readonly replies: MessagePort }
 const graphs = new Map<number, InstanceType<typeof usearch.Index>>()
+
+/** A full collection of this thread's heap, where V8 lets it be had. */
+const collect = (() => {
+  setFlagsFromString("--expose-gc")
+  const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined")
+  return typeof gc === "function" ? (gc as () => void) : undefined
+})()
 /** Each graph's staging buffer (see `Graph.stage`). */
 const stagings = new Map<number, SharedArrayBuffer>()
 
@@ -74,6 +83,9 @@ const handle = (request: GraphRequest): unknown => {
     case "drop":
       graphs.delete(request.id)
       stagings.delete(request.id)
+      // usearch frees a graph's memory only when its object is collected, and tells V8 nothing of
+      // it: this thread's small heap would not be collected for a long time.
+      collect?.()
       return undefined
   }
 }
@@ -86,7 +98,7 @@ parentPort!.on("message", (request: GraphRequest) => {
     answer = { seq: request.seq, error: error instanceof Error ? error.message : String(error) }
   }
   if (request.blocking) replies.postMessage(answer)
-  else if (request.answered) parentPort!.postMessage(answer)
+  else if (request.answered || answer.error !== undefined) parentPort!.postMessage(answer)
   Atomics.store(cells, doneCell, request.seq)
   Atomics.notify(cells, doneCell)
 })

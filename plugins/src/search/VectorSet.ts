@@ -111,6 +111,8 @@ export class VectorSet {
   private adding: Array<number> = []
   private addingRequest = 0
   private batchSize: number = batchSizes.first
+  /** Whether `close` was called (an adoption that resolves after it lets its graph go). */
+  private closed = false
   /** Where `scan` copies a subset of the rows (grown as needed, to `gatheredAtMost` rows at most). */
   private scratch = new Int8Array(0)
   private readonly exact: ExactRows
@@ -280,6 +282,7 @@ export class VectorSet {
    * is done (`graphSettled`), nor while the graph thread saves or loads a graph.
    */
   buildStep(): boolean {
+    this.alive()
     if (this.graph?.busy === true) return true
     if (this.graph !== undefined && this.adding.length > 0) {
       if (!this.graph.done(this.addingRequest)) return true
@@ -376,6 +379,7 @@ export class VectorSet {
     }
     try {
       await graph.load(path, BigUint64Array.from(stale, BigInt))
+      if (this.closed) throw new Error("the set was closed while its graph loaded")
     } catch (error) {
       graph.close()
       this.keyOfSlot.fill(-1)
@@ -394,6 +398,7 @@ export class VectorSet {
    * not hold yet, all scored exactly; unsorted. Only when `graphReady`; otherwise the caller scans.
    */
   nearest(query: Float32Array, queryNorm: number, k: number): Array<NearChunk> {
+    this.alive()
     const near: Array<NearChunk> = []
     const graphed = this.graph?.size() ?? 0
     if (this.graph !== undefined && graphed > 0) {
@@ -454,9 +459,18 @@ export class VectorSet {
 
   /** Lets go of the file of float rows and of the graph; the set answers no more. */
   close(): void {
+    this.closed = true
     this.exact.close()
     this.graph?.close()
     this.graph = undefined
+  }
+
+  /**
+   * Throws once the graph's thread has ended: the graph is gone with it, and the set no longer
+   * agrees with it (the index holding the set is dropped, and loaded again into a new thread).
+   */
+  private alive(): void {
+    if (this.graph?.ended === true) throw new Error("the graph thread ended; the set's graph is gone")
   }
 
   /** A buffer of at least `rows` rows for `scan` to copy a subset into, kept between calls. */

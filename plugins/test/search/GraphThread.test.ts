@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { GraphThread } from "../../src/search/GraphThread.js"
 import { graphFrom, queryOf, VectorSet } from "../../src/search/VectorSet.js"
 
 const dims = 24
@@ -75,6 +76,27 @@ describe("the graph thread", () => {
     expect(found).toBeGreaterThan(290)
     set.close()
     again.close()
+  }, 120_000)
+
+  it("a request the thread fails gives the thread up: its sets throw (their indexes are dropped), new sets get a new thread", async () => {
+    const vectors = randomVectors(graphFrom + 100, 9)
+    const before = built(vectors)
+    const thread = GraphThread.shared()
+    // A removal from a graph the thread does not hold: nobody waits for its answer.
+    thread.post({ op: "remove", id: -1, keys: BigUint64Array.of(1n) })
+    // Its failure comes back as a message, through the event loop.
+    for (let i = 0; i < 500 && !thread.ended; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(thread.ended).toBe(true)
+    expect(() => thread.post({ op: "drop", id: -1 })).toThrow(/failed a request/)
+    const q = queryOf(vectors[0]!)
+    expect(() => before.nearest(q.vector, q.norm, 5)).toThrow(/graph thread ended/)
+    expect(() => before.buildStep()).toThrow(/graph thread ended/)
+    before.close()
+    expect(GraphThread.shared()).not.toBe(thread)
+    const after = built(vectors)
+    expect(after.graphReady).toBe(true)
+    for (const i of [2, 50, 4_000]) expect(nearestOf(after, vectors[i]!)).toBe(i)
+    after.close()
   }, 120_000)
 
   it("a graph file that does not load leaves the set without a graph, which it then builds itself", async () => {
