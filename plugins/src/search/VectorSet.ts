@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import usearch from "usearch"
 import { ExactRows } from "./ExactRows.js"
-import { Graph } from "./GraphThread.js"
+import { Graph } from "./Graph.js"
 
 /** A chunk found near a query: its slot in the set and its cosine similarity to the query. */
 export interface NearChunk {
