@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises"
 import {
   anyMemory,
   type Candidate,
@@ -189,7 +190,7 @@ export class AccountIndex {
    * which `buildStep` adds nothing.
    */
   async pause(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await nextTurn()
     await this.vectors.graphSettled()
   }
 
@@ -247,7 +248,7 @@ export class AccountIndex {
     let kept = 0
     for (let key = 0; key < keys; key++) {
       // A fingerprint a key: the event loop runs between batches (seconds at 1,000,000 keys).
-      if (key % keysAtOnce === keysAtOnce - 1) await new Promise<void>((resolve) => setImmediate(resolve))
+      if (key % keysAtOnce === keysAtOnce - 1) await nextTurn()
       const chunk = chunkAt(key)
       const memory = chunk === undefined ? undefined : this.byId.get(chunk.umo_id)
       const slot = memory === undefined ? undefined : this.entries[memory]!.chunks[chunk!.chunk]

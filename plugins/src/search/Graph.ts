@@ -48,11 +48,6 @@ export class Graph {
     return this.thread.busy
   }
 
-  /** Resolves once the graph thread is not saving or loading a graph. */
-  free(): Promise<void> {
-    return this.thread.free()
-  }
-
   /** Resolves once every request posted to the graph thread is done. */
   settled(): Promise<void> {
     return this.thread.settled()

@@ -188,11 +188,6 @@ export class GraphThread {
     if (--this.holders === 0) this.worker.unref()
   }
 
-  /** Resolves once no save or load is under way. */
-  free(): Promise<void> {
-    return this.busy ? this.settled(this.longUntil) : Promise.resolve()
-  }
-
   /** Blocks until every request posted is done (tests and benchmarks build graphs whole so). */
   settle(): void {
     this.wait(this.seq, "request")

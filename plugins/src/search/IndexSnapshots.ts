@@ -10,6 +10,7 @@ import {
   writeFileSync
 } from "node:fs"
 import { join } from "node:path"
+import { setImmediate as nextTurn } from "node:timers/promises"
 import { type StoreError, sha256Hex } from "@umo/core"
 import { Effect } from "effect"
 import { type AccountIndex, type GraphChunk, keysAtOnce } from "./AccountIndex.js"
@@ -98,7 +99,7 @@ export const encodeKeys = async (chunks: ReturnType<AccountIndex["graphChunks"]>
   const out = Buffer.alloc(chunks.keys * keyBytes)
   let at = 0
   for (let key = 0; key < chunks.keys; key++) {
-    if (key % keysAtOnce === keysAtOnce - 1) await new Promise<void>((resolve) => setImmediate(resolve))
+    if (key % keysAtOnce === keysAtOnce - 1) await nextTurn()
     const chunk = chunks.at(key)
     if (chunk === undefined) out.writeUInt32LE(absent, at + 16)
     else {

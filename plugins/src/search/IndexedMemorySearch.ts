@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { setImmediate as nextTurn } from "node:timers/promises"
 import { getHeapStatistics } from "node:v8"
 import { Embedder, MemorySearch, makeMemorySearch, type StoreError } from "@umo/core"
 import {
@@ -122,7 +123,7 @@ export const defaultBudgetBytes = 1024 * 1024 * 1024
 const rowsAtOnce = 250
 
 /** Lets the event loop run between batches of background work (`/health` must answer meanwhile). */
-const breather = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+const breather = Effect.promise(() => nextTurn())
 
 /**
  * MemorySearch from an in-process index of each account (`AccountIndex`), kept as a cache of the
