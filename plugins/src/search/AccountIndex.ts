@@ -51,8 +51,9 @@ interface Entry extends FilterableMemory {
   superseded_by: string | null
   readonly entities: ReadonlyArray<Entity>
   readonly facts: ReadonlyArray<StatedFact>
-  readonly chunks: ReadonlyArray<number>
-  readonly lexemes: ReadonlyArray<string>
+  /** Its chunks' slots in the vector set: `chunkCount` from `firstChunk` (a set gives a memory's chunks consecutive slots). */
+  readonly firstChunk: number
+  readonly chunkCount: number
   /** Content time in ms: the timeline's order. */
   readonly time: number
   /** What the entry holds in the heap, about (see `heldBytes`). */
@@ -65,7 +66,7 @@ const stringBytes = (text: string | null): number =>
 
 /**
  * About what a memory's entry holds in the heap beyond its vectors: its strings, its entities,
- * facts, metadata and terms (postings and lexemes), and the objects and map entries around them.
+ * facts, metadata and terms (their postings), and the objects and map entries around them.
  * An estimate, for the index's budget; bench:memory checks it against the process's resident memory.
  */
 const heldBytes = (row: IndexedRow): number =>
@@ -75,7 +76,7 @@ const heldBytes = (row: IndexedRow): number =>
   160 * row.entities.length +
   240 * row.facts.length +
   96 * Object.keys(row.metadata ?? {}).length +
-  56 * row.terms.length
+  12 * row.terms.length
 
 /** BM25 scores the holders of the rarest query terms while they add up to at most this (the SQL search's budget). */
 const candidateBudget = 1_000
@@ -96,6 +97,18 @@ const scannedAtMost = 500_000
 
 /** Keys a snapshot's reading or writing takes between two turns of the event loop (a SHA-256 each, about 2 µs). */
 export const keysAtOnce = 5_000
+
+/**
+ * What an entry holds for an empty list or metadata: one object for all, where each memory's own
+ * would be four more objects each that every full garbage collection marks. Frozen: they are
+ * shared, and answers hand them out.
+ */
+const none: ReadonlyArray<never> = Object.freeze([])
+const noMetadata: Readonly<Record<string, never>> = Object.freeze({})
+
+/** A memory's chunks' slots in the vector set. */
+const chunkSlots = (entry: Entry): Array<number> =>
+  Array.from({ length: entry.chunkCount }, (_, i) => entry.firstChunk + i)
 
 /** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
 const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
@@ -144,6 +157,7 @@ export class AccountIndex {
       this.entries.length * 16 +
       this.times.byteLength +
       this.maps.bytes +
+      this.text.bytes +
       this.vectors.bytes
     )
   }
@@ -221,7 +235,7 @@ export class AccountIndex {
           ? undefined
           : {
               umo_id: entry.umo_id,
-              chunk: entry.chunks.indexOf(slot),
+              chunk: slot - entry.firstChunk,
               fingerprint: this.vectors.fingerprint(slot)
             }
       }
@@ -251,7 +265,9 @@ export class AccountIndex {
       if (key % keysAtOnce === keysAtOnce - 1) await nextTurn()
       const chunk = chunkAt(key)
       const memory = chunk === undefined ? undefined : this.byId.get(chunk.umo_id)
-      const slot = memory === undefined ? undefined : this.entries[memory]!.chunks[chunk!.chunk]
+      const owner = memory === undefined ? undefined : this.entries[memory]!
+      const slot =
+        owner === undefined || chunk!.chunk >= owner.chunkCount ? undefined : owner.firstChunk + chunk!.chunk
       if (slot !== undefined && this.vectors.fingerprint(slot).equals(chunk!.fingerprint)) {
         slots[key] = slot
         kept++
@@ -269,6 +285,7 @@ export class AccountIndex {
   add(row: IndexedRow, { bulk = false }: { readonly bulk?: boolean } = {}): void {
     this.remove(row.umo_id)
     const slot = this.entries.length
+    const chunks = this.vectors.add(slot, row.vectors)
     const entry: Entry = {
       slot,
       umo_id: row.umo_id,
@@ -280,13 +297,13 @@ export class AccountIndex {
       source: row.source,
       timestamp: row.timestamp,
       created_at: row.created_at,
-      metadata: row.metadata,
-      categories: row.categories,
+      metadata: Object.keys(row.metadata).length === 0 ? noMetadata : row.metadata,
+      categories: row.categories.length === 0 ? none : row.categories,
       superseded_by: row.superseded_by,
-      entities: row.entities,
-      facts: row.facts,
-      chunks: this.vectors.add(slot, row.vectors),
-      lexemes: row.terms.map(([lexeme]) => lexeme),
+      entities: row.entities.length === 0 ? none : row.entities,
+      facts: row.facts.length === 0 ? none : row.facts,
+      firstChunk: chunks[0] ?? -1,
+      chunkCount: chunks.length,
       time: Date.parse(row.timestamp),
       bytes: heldBytes(row)
     }
@@ -331,8 +348,8 @@ export class AccountIndex {
     this.entries[slot] = undefined
     this.entryBytes -= entry.bytes
     this.byId.delete(umoId)
-    this.vectors.remove(entry.chunks)
-    this.text.remove(slot, entry.lexemes)
+    this.vectors.remove(chunkSlots(entry))
+    this.text.remove(slot)
     this.maps.remove(slot, entry)
   }
 
@@ -369,7 +386,8 @@ export class AccountIndex {
       const chunks: Array<number> = []
       for (const slot of slots) {
         if (!admits(slot)) continue
-        chunks.push(...this.entries[slot]!.chunks)
+        const entry = this.entries[slot]!
+        for (let i = 0; i < entry.chunkCount; i++) chunks.push(entry.firstChunk + i)
         if (chunks.length > atMost) return undefined
       }
       return chunks
@@ -493,8 +511,7 @@ export class AccountIndex {
     const out = new Map<string, ReadonlyArray<number>>()
     for (const slot of this.slotsOf(umoIds)) {
       const entry = this.entries[slot]!
-      const first = entry.chunks[0]
-      if (first !== undefined) out.set(entry.umo_id, Array.from(this.vectors.vector(first)))
+      if (entry.chunkCount > 0) out.set(entry.umo_id, Array.from(this.vectors.vector(entry.firstChunk)))
     }
     return out
   }

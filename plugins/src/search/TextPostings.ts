@@ -4,6 +4,7 @@ const b = 0.75
 
 /** One term's postings: the memory slots holding it, ascending, and the term's count in each. */
 interface Postings {
+  readonly lexeme: string
   slots: Int32Array
   counts: Uint16Array
   length: number
@@ -14,38 +15,79 @@ interface Postings {
 /** A memory's terms as the store's `search_postings` hold them: stemmed term and count. */
 export type TermCounts = ReadonlyArray<readonly [lexeme: string, occurrences: number]>
 
+/** Room for `length` more values in `array` (grown by doubling), or `array` itself. */
+const grown = <T extends Int32Array | Float64Array>(array: T, length: number, make: (n: number) => T): T => {
+  if (length <= array.length) return array
+  const bigger = make(Math.max(length, array.length * 2))
+  bigger.set(array)
+  return bigger
+}
+
 /**
  * The account's full-text postings in memory: for each stemmed term (PostgreSQL's `english`
  * configuration, as the store's `search_postings` rows hold them) the memories that hold it, and
  * the account's totals, so BM25 scores here are the SQL search's. Memory slots only grow, so each
  * term's postings stay sorted by slot and a memory's count of a term is a binary search away; a
  * removed memory's postings are skipped, and dropped once they are half of a term's.
+ *
+ * What it keeps by memory is in typed arrays, not objects: its length, and its terms as numbers
+ * in one shared list. A million memories' terms as arrays of strings were some 25 million
+ * objects, which every full garbage collection had to mark: pauses of half a second and more.
  */
 export class TextPostings {
-  private readonly terms = new Map<string, Postings>()
-  /** Each live memory's length in terms (its tsvector's). */
-  private readonly lengths = new Map<number, number>()
+  private readonly ids = new Map<string, number>()
+  /** Each term's postings, by the term's number (`ids`); undefined once no memory holds it. */
+  private readonly postings: Array<Postings | undefined> = []
+  /** Each memory's length in terms (its tsvector's), by slot; -1 for none (removed, or never added). */
+  private lengths = new Int32Array(1_024).fill(-1)
+  /** Where each memory's term numbers start in `held`, by slot; they end where the next slot's start. */
+  private starts = new Float64Array(1_025)
+  private held = new Int32Array(16_384)
+  /** Slots given so far: `add`'s slots are each greater than the last. */
+  private slots = 0
+  private live = 0
   private totalLength = 0
 
   /** Live memories (the `documents` of BM25). */
   get documents(): number {
-    return this.lengths.size
+    return this.live
   }
 
   /** The average memory length, as the SQL search takes it (at least 1). */
   get averageLength(): number {
-    return Math.max(this.totalLength / Math.max(this.lengths.size, 1), 1)
+    return Math.max(this.totalLength / Math.max(this.live, 1), 1)
+  }
+
+  /** Bytes its typed arrays take (the postings' own are counted with the memories' entries). */
+  get bytes(): number {
+    return this.lengths.byteLength + this.starts.byteLength + this.held.byteLength
   }
 
   /** Adds a memory's terms; `slot` must be greater than every slot added before. */
   add(slot: number, terms: TermCounts, length: number): void {
-    this.lengths.set(slot, length)
+    if (slot < this.slots) throw new Error(`slot ${slot} added after slot ${this.slots - 1}`)
+    if (slot >= this.lengths.length) {
+      const lengths = new Int32Array(Math.max(slot + 1, this.lengths.length * 2)).fill(-1)
+      lengths.set(this.lengths)
+      this.lengths = lengths
+    }
+    this.starts = grown(this.starts, slot + 2, (n) => new Float64Array(n))
+    const start = this.starts[this.slots]!
+    // Slots skipped (never added here) hold no terms.
+    for (let skipped = this.slots + 1; skipped <= slot; skipped++) this.starts[skipped] = start
+    this.held = grown(this.held, start + terms.length, (n) => new Int32Array(n))
+    this.lengths[slot] = length
+    this.live++
     this.totalLength += length
+    let at = start
     for (const [lexeme, count] of terms) {
-      let postings = this.terms.get(lexeme)
-      if (postings === undefined) {
-        postings = { slots: new Int32Array(4), counts: new Uint16Array(4), length: 0, documents: 0 }
-        this.terms.set(lexeme, postings)
+      let id = this.ids.get(lexeme)
+      let postings = id === undefined ? undefined : this.postings[id]
+      if (id === undefined || postings === undefined) {
+        id = this.postings.length
+        postings = { lexeme, slots: new Int32Array(4), counts: new Uint16Array(4), length: 0, documents: 0 }
+        this.ids.set(lexeme, id)
+        this.postings.push(postings)
       }
       if (postings.length === postings.slots.length) {
         const slots = new Int32Array(postings.length * 2)
@@ -59,36 +101,42 @@ export class TextPostings {
       postings.counts[postings.length] = Math.min(count, 65_535)
       postings.length++
       postings.documents++
+      this.held[at++] = id
     }
+    this.slots = slot + 1
+    this.starts[this.slots] = at
   }
 
   /** Removes a memory: its terms stop counting at once. */
-  remove(slot: number, terms: ReadonlyArray<string>): void {
-    const length = this.lengths.get(slot)
-    if (length === undefined) return
-    this.lengths.delete(slot)
-    this.totalLength -= length
-    for (const lexeme of terms) {
-      const postings = this.terms.get(lexeme)
-      if (postings === undefined) continue
+  remove(slot: number): void {
+    if (!this.holds(slot)) return
+    this.live--
+    this.totalLength -= this.lengths[slot]!
+    this.lengths[slot] = -1
+    for (let at = this.starts[slot]!; at < this.starts[slot + 1]!; at++) {
+      const id = this.held[at]!
+      const postings = this.postings[id]!
       postings.documents--
-      if (postings.documents === 0) this.terms.delete(lexeme)
-      else if (postings.documents * 2 < postings.length) this.compact(postings)
+      // A term no live memory holds goes; its number is not given again.
+      if (postings.documents === 0) {
+        this.ids.delete(postings.lexeme)
+        this.postings[id] = undefined
+      } else if (postings.documents * 2 < postings.length) this.compact(postings)
     }
   }
 
   /** The term's document frequency among live memories. */
   documentsWith(lexeme: string): number {
-    return this.terms.get(lexeme)?.documents ?? 0
+    return this.postingsOf(lexeme)?.documents ?? 0
   }
 
   /** Calls `visit` with each live memory holding the term. */
   holders(lexeme: string, visit: (slot: number) => void): void {
-    const postings = this.terms.get(lexeme)
+    const postings = this.postingsOf(lexeme)
     if (postings === undefined) return
     for (let i = 0; i < postings.length; i++) {
       const slot = postings.slots[i]!
-      if (this.lengths.has(slot)) visit(slot)
+      if (this.holds(slot)) visit(slot)
     }
   }
 
@@ -97,13 +145,13 @@ export class TextPostings {
    * SQL search gives such a memory no row).
    */
   score(slot: number, lexemes: ReadonlyArray<string>): number | undefined {
-    const length = this.lengths.get(slot)
-    if (length === undefined) return undefined
+    if (!this.holds(slot)) return undefined
+    const length = this.lengths[slot]!
     const n = this.documents
     const average = this.averageLength
     let score: number | undefined
     for (const lexeme of lexemes) {
-      const postings = this.terms.get(lexeme)
+      const postings = this.postingsOf(lexeme)
       if (postings === undefined) continue
       const count = countIn(postings, slot)
       if (count === 0) continue
@@ -114,10 +162,19 @@ export class TextPostings {
     return score
   }
 
+  private holds(slot: number): boolean {
+    return slot < this.slots && this.lengths[slot]! !== -1
+  }
+
+  private postingsOf(lexeme: string): Postings | undefined {
+    const id = this.ids.get(lexeme)
+    return id === undefined ? undefined : this.postings[id]
+  }
+
   private compact(postings: Postings): void {
     let kept = 0
     for (let i = 0; i < postings.length; i++) {
-      if (!this.lengths.has(postings.slots[i]!)) continue
+      if (!this.holds(postings.slots[i]!)) continue
       postings.slots[kept] = postings.slots[i]!
       postings.counts[kept] = postings.counts[i]!
       kept++
