@@ -3,17 +3,15 @@ import {
   anyMemory,
   type Candidate,
   compareCodePoints,
-  type Entity,
-  type FilterableMemory,
   isAnyMemory,
   type MemoryFilter,
   matchesFilter,
   type Neighbours,
   type RankingFacts,
   type RecalledMemory,
-  type Selection,
-  type StatedFact
+  type Selection
 } from "@umo/core"
+import { type HeldMemory, isMemoryId, MemoryEntries } from "./MemoryEntries.js"
 import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { graphWorkingBytes, type NearChunk, queryOf, VectorSet } from "./VectorSet.js"
@@ -28,14 +26,7 @@ export interface GraphChunk {
 }
 
 /** A memory as the index loads it from the store. */
-export interface IndexedRow extends FilterableMemory {
-  readonly umo_id: string
-  /** Its content and summary, or null for a long document (see `IndexRows.longestHeld`). */
-  readonly content: string | null
-  readonly summary: string | null
-  readonly superseded_by: string | null
-  readonly entities: ReadonlyArray<Entity>
-  readonly facts: ReadonlyArray<StatedFact>
+export interface IndexedRow extends HeldMemory {
   /** Its stemmed terms and their counts, and its length in terms (its tsvector's). */
   readonly terms: TermCounts
   readonly length: number
@@ -43,40 +34,12 @@ export interface IndexedRow extends FilterableMemory {
   readonly vectors: ReadonlyArray<ArrayLike<number>>
 }
 
-interface Entry extends FilterableMemory {
-  readonly slot: number
-  readonly umo_id: string
-  readonly content: string | null
-  readonly summary: string | null
-  superseded_by: string | null
-  readonly entities: ReadonlyArray<Entity>
-  readonly facts: ReadonlyArray<StatedFact>
-  /** Its chunks' slots in the vector set: `chunkCount` from `firstChunk` (a set gives a memory's chunks consecutive slots). */
-  readonly firstChunk: number
-  readonly chunkCount: number
-  /** Content time in ms: the timeline's order. */
-  readonly time: number
-  /** What the entry holds in the heap, about (see `heldBytes`). */
-  readonly bytes: number
-}
-
-/** A string's bytes in V8's heap: one a character when all are Latin-1, else two; a header. */
-const stringBytes = (text: string | null): number =>
-  text === null ? 0 : 16 + (/[\u0100-\uffff]/.test(text) ? 2 : 1) * text.length
-
 /**
- * About what a memory's entry holds in the heap beyond its vectors: its strings, its entities,
- * facts, metadata and terms (their postings), and the objects and map entries around them.
- * An estimate, for the index's budget; bench:memory checks it against the process's resident memory.
+ * About what a memory takes beside its entry, postings and vectors: its places in the scope maps'
+ * sets (a hash table's entry each) and its timeline's. An estimate, for the index's budget;
+ * bench:memory checks it against the process's resident memory.
  */
-const heldBytes = (row: IndexedRow): number =>
-  400 +
-  stringBytes(row.content) +
-  stringBytes(row.summary) +
-  160 * row.entities.length +
-  240 * row.facts.length +
-  96 * Object.keys(row.metadata ?? {}).length +
-  12 * row.terms.length
+const perMemory = 48
 
 /** BM25 scores the holders of the rarest query terms while they add up to at most this (the SQL search's budget). */
 const candidateBudget = 1_000
@@ -98,18 +61,6 @@ const scannedAtMost = 500_000
 /** Keys a snapshot's reading or writing takes between two turns of the event loop (a SHA-256 each, about 2 µs). */
 export const keysAtOnce = 5_000
 
-/**
- * What an entry holds for an empty list or metadata: one object for all, where each memory's own
- * would be four more objects each that every full garbage collection marks. Frozen: they are
- * shared, and answers hand them out.
- */
-const none: ReadonlyArray<never> = Object.freeze([])
-const noMetadata: Readonly<Record<string, never>> = Object.freeze({})
-
-/** A memory's chunks' slots in the vector set. */
-const chunkSlots = (entry: Entry): Array<number> =>
-  Array.from({ length: entry.chunkCount }, (_, i) => entry.firstChunk + i)
-
 /** Best first, ties by id: the order of the SQL search's `ORDER BY score DESC, umo_id`. */
 const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id < b.umo_id ? -1 : 1)
 
@@ -121,8 +72,7 @@ const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.umo_id <
  * and pure: the caller keeps it in step with the store.
  */
 export class AccountIndex {
-  private readonly entries: Array<Entry | undefined> = []
-  private readonly byId = new Map<string, number>()
+  private readonly entries: MemoryEntries
   private readonly vectors: VectorSet
   private readonly text = new TextPostings()
   private readonly maps = new SelectionMaps()
@@ -130,10 +80,6 @@ export class AccountIndex {
   private unsettled = false
   /** Each source's memories (slots) by content time, then id. */
   private readonly timelines = new Map<string, Array<number>>()
-  /** Each slot's content time (its entry's `time`), where `position` reads it. */
-  private times = new Float64Array(1_024)
-  /** The live entries' `bytes`. */
-  private entryBytes = 0
 
   /**
    * `rowsDir`: where the vectors' float32 rows are kept (see `ExactRows`); `chunks`: how many chunk
@@ -142,7 +88,8 @@ export class AccountIndex {
    * 800 MB just made, in one step that stalls the thread for hundreds of milliseconds.
    */
   constructor(dims: number, rowsDir?: string, chunks = 64) {
-    this.vectors = new VectorSet(dims, Math.max(64, chunks), rowsDir)
+    this.vectors = new VectorSet(dims, chunks, rowsDir)
+    this.entries = new MemoryEntries(chunks)
   }
 
   /** The dimension of the vectors it holds. */
@@ -150,12 +97,14 @@ export class AccountIndex {
     return this.vectors.dims
   }
 
-  /** Bytes the index holds in memory, about: its entries, slots and vectors. */
+  /**
+   * Bytes the index holds in memory, about: its entries, postings and vectors, and for each memory
+   * its places in the scope maps' sets and its timeline (`perMemory`).
+   */
   get bytes(): number {
     return (
-      this.entryBytes +
-      this.entries.length * 16 +
-      this.times.byteLength +
+      this.entries.bytes +
+      perMemory * this.entries.size +
       this.maps.bytes +
       this.text.bytes +
       this.vectors.bytes
@@ -180,7 +129,7 @@ export class AccountIndex {
 
   /** Live memories. */
   get size(): number {
-    return this.byId.size
+    return this.entries.size
   }
 
   /** Whether the vector graph lacks chunks the index holds (see `buildStep`). */
@@ -221,21 +170,21 @@ export class AccountIndex {
    */
   graphChunks(): { readonly keys: number; readonly at: (key: number) => GraphChunk | undefined } {
     const slots = this.vectors.graphSlots()
-    // The entries as they are now: an entry removed or replaced later keeps its fields, and a
-    // slot's vector is never rewritten (slots are not reused).
-    const owners = new Array<Entry | undefined>(slots.length)
+    // The owners as they are now: a memory removed or replaced later keeps its id and chunks in
+    // its slot, and a slot's vector is never rewritten (slots are not reused).
+    const owners = new Int32Array(slots.length)
     for (let key = 0; key < slots.length; key++)
-      owners[key] = slots[key] === -1 ? undefined : this.entries[this.vectors.owner(slots[key]!)]
+      owners[key] = slots[key] === -1 ? -1 : this.vectors.owner(slots[key]!)
     return {
       keys: slots.length,
       at: (key) => {
-        const entry = owners[key]
+        const owner = owners[key]!
         const slot = slots[key]!
-        return entry === undefined
+        return owner === -1
           ? undefined
           : {
-              umo_id: entry.umo_id,
-              chunk: slot - entry.firstChunk,
+              umo_id: this.entries.umoId(owner),
+              chunk: slot - this.entries.firstChunk(owner),
               fingerprint: this.vectors.fingerprint(slot)
             }
       }
@@ -264,10 +213,11 @@ export class AccountIndex {
       // A fingerprint a key: the event loop runs between batches (seconds at 1,000,000 keys).
       if (key % keysAtOnce === keysAtOnce - 1) await nextTurn()
       const chunk = chunkAt(key)
-      const memory = chunk === undefined ? undefined : this.byId.get(chunk.umo_id)
-      const owner = memory === undefined ? undefined : this.entries[memory]!
+      const owner = chunk === undefined ? undefined : this.entries.slotOf(chunk.umo_id)
       const slot =
-        owner === undefined || chunk!.chunk >= owner.chunkCount ? undefined : owner.firstChunk + chunk!.chunk
+        owner === undefined || chunk!.chunk >= this.entries.chunkCount(owner)
+          ? undefined
+          : this.entries.firstChunk(owner) + chunk!.chunk
       if (slot !== undefined && this.vectors.fingerprint(slot).equals(chunk!.fingerprint)) {
         slots[key] = slot
         kept++
@@ -278,85 +228,55 @@ export class AccountIndex {
   }
 
   has(umoId: string): boolean {
-    return this.byId.has(umoId)
+    return this.entries.slotOf(umoId) !== undefined
   }
 
   /** Adds a memory (replacing the one with its id, if any). */
   add(row: IndexedRow, { bulk = false }: { readonly bulk?: boolean } = {}): void {
+    if (!isMemoryId(row.umo_id)) throw new Error(`a memory id that is not a UUID: ${row.umo_id}`)
     this.remove(row.umo_id)
-    const slot = this.entries.length
-    const chunks = this.vectors.add(slot, row.vectors)
-    const entry: Entry = {
-      slot,
-      umo_id: row.umo_id,
-      content: row.content,
-      summary: row.summary,
-      user_id: row.user_id,
-      agent_id: row.agent_id,
-      session_id: row.session_id,
-      source: row.source,
-      timestamp: row.timestamp,
-      created_at: row.created_at,
-      metadata: Object.keys(row.metadata).length === 0 ? noMetadata : row.metadata,
-      categories: row.categories.length === 0 ? none : row.categories,
-      superseded_by: row.superseded_by,
-      entities: row.entities.length === 0 ? none : row.entities,
-      facts: row.facts.length === 0 ? none : row.facts,
-      firstChunk: chunks[0] ?? -1,
-      chunkCount: chunks.length,
-      time: Date.parse(row.timestamp),
-      bytes: heldBytes(row)
-    }
-    this.entryBytes += entry.bytes
-    this.entries.push(entry)
-    this.byId.set(row.umo_id, slot)
-    if (slot === this.times.length) {
-      const times = new Float64Array(slot * 2)
-      times.set(this.times)
-      this.times = times
-    }
-    this.times[slot] = entry.time
+    const chunks = this.vectors.add(this.entries.slots, row.vectors)
+    const slot = this.entries.add(row, chunks[0] ?? -1, chunks.length)
     this.text.add(slot, row.terms, row.length)
-    this.maps.add(slot, entry, bulk)
-    const timeline = this.timeline(entry)
+    this.maps.add(slot, row, bulk)
+    const timeline = this.timeline(row.source)
     // A bulk load appends, and `settle` sorts each timeline once: inserting each of a million
     // memories in place moved half a timeline each time.
     if (bulk) {
       timeline.push(slot)
       this.unsettled = true
-    } else timeline.splice(this.position(timeline, entry), 0, slot)
+    } else timeline.splice(this.position(timeline, slot), 0, slot)
   }
 
   /** Puts the timelines and time orders of a bulk load in order (content time, then id); before any other call. */
   settle(): void {
     this.maps.settle()
     if (!this.unsettled) return
-    for (const timeline of this.timelines.values())
-      timeline.sort((a, b) => (this.precedes(a, this.entries[b]!) ? -1 : 1))
+    for (const timeline of this.timelines.values()) timeline.sort((a, b) => this.order(a, b))
     this.unsettled = false
   }
 
   /** Removes a memory (nothing when the index does not hold it). */
   remove(umoId: string): void {
-    const slot = this.byId.get(umoId)
+    const slot = this.entries.slotOf(umoId)
     if (slot === undefined) return
-    const entry = this.entries[slot]!
-    const timeline = this.timeline(entry)
-    const at = this.position(timeline, entry)
+    const source = this.entries.source(slot)
+    const timeline = this.timeline(source)
+    const at = this.position(timeline, slot)
     if (timeline[at] === slot) timeline.splice(at, 1)
-    if (timeline.length === 0) this.timelines.delete(entry.source ?? "")
-    this.entries[slot] = undefined
-    this.entryBytes -= entry.bytes
-    this.byId.delete(umoId)
-    this.vectors.remove(chunkSlots(entry))
+    if (timeline.length === 0) this.timelines.delete(source ?? "")
+    this.maps.remove(slot, this.entries.filterable(slot))
+    this.vectors.remove(
+      Array.from({ length: this.entries.chunkCount(slot) }, (_, i) => this.entries.firstChunk(slot) + i)
+    )
     this.text.remove(slot)
-    this.maps.remove(slot, entry)
+    this.entries.remove(slot)
   }
 
   /** Marks a memory superseded (nothing when the index does not hold it). */
   supersede(umoId: string, by: string): void {
-    const slot = this.byId.get(umoId)
-    if (slot !== undefined) this.entries[slot]!.superseded_by = by
+    const slot = this.entries.slotOf(umoId)
+    if (slot !== undefined) this.entries.supersede(slot, by)
   }
 
   /**
@@ -386,8 +306,8 @@ export class AccountIndex {
       const chunks: Array<number> = []
       for (const slot of slots) {
         if (!admits(slot)) continue
-        const entry = this.entries[slot]!
-        for (let i = 0; i < entry.chunkCount; i++) chunks.push(entry.firstChunk + i)
+        const first = this.entries.firstChunk(slot)
+        for (let i = 0; i < this.entries.chunkCount(slot); i++) chunks.push(first + i)
         if (chunks.length > atMost) return undefined
       }
       return chunks
@@ -431,7 +351,7 @@ export class AccountIndex {
       (this.vectors.size * (narrowed?.size ?? this.size)) / Math.max(1, this.size) > scannedAtMost
     )
       return undefined
-    const selected = chunksOf(narrowed?.slots() ?? this.byId.values(), Number.POSITIVE_INFINITY)!
+    const selected = chunksOf(narrowed?.slots() ?? this.entries.liveSlots(), Number.POSITIVE_INFINITY)!
     keep(this.vectors.scan(query.vector, query.norm, pool, selected))
     return this.top(best, options.limit)
   }
@@ -471,7 +391,7 @@ export class AccountIndex {
     const scored: Array<Candidate> = []
     for (const slot of candidates) {
       const score = this.text.score(slot, lexemes)
-      if (score !== undefined) scored.push({ umo_id: this.entries[slot]!.umo_id, score })
+      if (score !== undefined) scored.push({ umo_id: this.entries.umoId(slot), score })
     }
     return scored.sort(byScore).slice(0, options.limit)
   }
@@ -480,39 +400,31 @@ export class AccountIndex {
   neighbours(umoIds: ReadonlyArray<string>, selection: Selection): Array<Neighbours> {
     const admits = this.admits(selection)
     return [...this.slotsOf(umoIds)].map((slot) => {
-      const entry = this.entries[slot]!
-      const timeline = this.timeline(entry)
-      const at = this.position(timeline, entry)
+      const timeline = this.timeline(this.entries.source(slot))
+      const at = this.position(timeline, slot)
       const step = (from: number, by: 1 | -1) => {
         for (let i = from; i >= 0 && i < timeline.length; i += by)
-          if (timeline[i] !== slot && admits(timeline[i]!)) return this.entries[timeline[i]!]!.umo_id
+          if (timeline[i] !== slot && admits(timeline[i]!)) return this.entries.umoId(timeline[i]!)
         return null
       }
-      return { umo_id: entry.umo_id, previous: step(at - 1, -1), next: step(at + 1, 1) }
+      return { umo_id: this.entries.umoId(slot), previous: step(at - 1, -1), next: step(at + 1, 1) }
     })
   }
 
   /** What ranking reads of the memories among `umoIds` that the index holds. */
   rankingFacts(umoIds: ReadonlyArray<string>): Array<RankingFacts> {
     return [...this.slotsOf(umoIds)].map((slot) => {
-      const entry = this.entries[slot]!
-      return {
-        umo_id: entry.umo_id,
-        timestamp: entry.timestamp,
-        entities: entry.entities,
-        superseded_by: entry.superseded_by,
-        facts: entry.facts
-      }
+      const { umo_id, timestamp, entities, superseded_by, facts } = this.entries.memory(slot)
+      return { umo_id, timestamp, entities, superseded_by, facts }
     })
   }
 
   /** The first chunk's vector of each memory among `umoIds` that the index holds. */
   firstVectors(umoIds: ReadonlyArray<string>): Map<string, ReadonlyArray<number>> {
     const out = new Map<string, ReadonlyArray<number>>()
-    for (const slot of this.slotsOf(umoIds)) {
-      const entry = this.entries[slot]!
-      if (entry.chunkCount > 0) out.set(entry.umo_id, Array.from(this.vectors.vector(entry.firstChunk)))
-    }
+    for (const slot of this.slotsOf(umoIds))
+      if (this.entries.chunkCount(slot) > 0)
+        out.set(this.entries.umoId(slot), Array.from(this.vectors.vector(this.entries.firstChunk(slot))))
     return out
   }
 
@@ -524,33 +436,35 @@ export class AccountIndex {
     const held: Array<RecalledMemory> = []
     const unheld: Array<string> = []
     for (const slot of this.slotsOf(umoIds)) {
-      const { content, summary, ...entry } = this.entries[slot]!
-      if (content === null || summary === null) unheld.push(entry.umo_id)
-      else
-        held.push({
-          umo_id: entry.umo_id,
-          content,
-          summary,
-          entities: entry.entities,
-          timestamp: entry.timestamp,
-          created_at: entry.created_at,
-          source: entry.source,
-          user_id: entry.user_id,
-          agent_id: entry.agent_id,
-          session_id: entry.session_id,
-          metadata: entry.metadata,
-          categories: entry.categories,
-          superseded_by: entry.superseded_by,
-          // The index holds the text of memories that never expire only (see `IndexRows`).
-          expires_at: null
-        })
+      if (!this.entries.holdsText(slot)) {
+        unheld.push(this.entries.umoId(slot))
+        continue
+      }
+      const memory = this.entries.memory(slot)
+      held.push({
+        umo_id: memory.umo_id,
+        content: memory.content!,
+        summary: memory.summary!,
+        entities: memory.entities,
+        timestamp: memory.timestamp,
+        created_at: memory.created_at,
+        source: memory.source,
+        user_id: memory.user_id,
+        agent_id: memory.agent_id,
+        session_id: memory.session_id,
+        metadata: memory.metadata,
+        categories: memory.categories,
+        superseded_by: memory.superseded_by,
+        // The index holds the text of memories that never expire only (see `IndexRows`).
+        expires_at: null
+      })
     }
     return { held, unheld }
   }
 
   private top(best: ReadonlyMap<number, number>, limit: number): Array<Candidate> {
     return [...best]
-      .map(([slot, score]) => ({ umo_id: this.entries[slot]!.umo_id, score }))
+      .map(([slot, score]) => ({ umo_id: this.entries.umoId(slot), score }))
       .sort(byScore)
       .slice(0, limit)
   }
@@ -558,7 +472,7 @@ export class AccountIndex {
   private slotsOf(umoIds: ReadonlyArray<string>): Set<number> {
     const slots = new Set<number>()
     for (const id of umoIds) {
-      const slot = this.byId.get(id)
+      const slot = this.entries.slotOf(id)
       if (slot !== undefined) slots.add(slot)
     }
     return slots
@@ -569,14 +483,10 @@ export class AccountIndex {
     const filter = selection.filter ?? anyMemory
     const any = isAnyMemory(filter)
     const superseded = selection.includeSuperseded === true
-    return (slot) => {
-      const entry = this.entries[slot]
-      return (
-        entry !== undefined &&
-        (superseded || entry.superseded_by === null) &&
-        (any || matchesFilter(entry, filter))
-      )
-    }
+    return (slot) =>
+      this.entries.isLive(slot) &&
+      (superseded || this.entries.supersededBy(slot) === null) &&
+      (any || matchesFilter(this.entries.filterable(slot), filter))
   }
 
   /**
@@ -589,7 +499,7 @@ export class AccountIndex {
     atMost: number
   ): Array<number> | undefined {
     const selected: Array<number> = []
-    for (const slot of this.maps.narrowed(filter)?.slots() ?? this.byId.values()) {
+    for (const slot of this.maps.narrowed(filter)?.slots() ?? this.entries.liveSlots()) {
       if (!admits(slot)) continue
       selected.push(slot)
       if (selected.length >= atMost) return undefined
@@ -597,8 +507,8 @@ export class AccountIndex {
     return selected
   }
 
-  private timeline(entry: Entry): Array<number> {
-    const key = entry.source ?? ""
+  private timeline(source: string | null): Array<number> {
+    const key = source ?? ""
     let timeline = this.timelines.get(key)
     if (timeline === undefined) {
       timeline = []
@@ -607,25 +517,20 @@ export class AccountIndex {
     return timeline
   }
 
-  /**
-   * Where an entry is or would go in its timeline (binary search by content time, then id). The
-   * times are read from `times`, not from the entries: each step of a search through a timeline of
-   * 100,000 memories would otherwise read an entry from anywhere in memory.
-   */
-  private position(timeline: ReadonlyArray<number>, entry: Entry): number {
+  /** Where the memory in `slot` is or would go in its timeline (binary search by content time, then id). */
+  private position(timeline: ReadonlyArray<number>, slot: number): number {
     let low = 0
     let high = timeline.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (this.precedes(timeline[middle]!, entry)) low = middle + 1
+      if (this.order(timeline[middle]!, slot) < 0) low = middle + 1
       else high = middle
     }
     return low
   }
 
-  /** A timeline's order: whether the memory in `slot` comes before `entry` (content time, then id). */
-  private precedes(slot: number, entry: Entry): boolean {
-    const time = this.times[slot]!
-    return time < entry.time || (time === entry.time && this.entries[slot]!.umo_id < entry.umo_id)
+  /** A timeline's order (content time, then id): negative when the memory in slot `a` comes before `b`'s. */
+  private order(a: number, b: number): number {
+    return this.entries.time(a) - this.entries.time(b) || this.entries.compareIds(a, b)
   }
 }

@@ -46,6 +46,8 @@ export class TextPostings {
   /** Slots given so far: `add`'s slots are each greater than the last. */
   private slots = 0
   private live = 0
+  /** What the postings' slots and counts take (6 bytes a place). */
+  private postingsBytes = 0
   private totalLength = 0
 
   /** Live memories (the `documents` of BM25). */
@@ -58,9 +60,15 @@ export class TextPostings {
     return Math.max(this.totalLength / Math.max(this.live, 1), 1)
   }
 
-  /** Bytes its typed arrays take (the postings' own are counted with the memories' entries). */
+  /** Bytes its arrays take, postings included (each term's `Postings` and map entry about 200 more). */
   get bytes(): number {
-    return this.lengths.byteLength + this.starts.byteLength + this.held.byteLength
+    return (
+      this.lengths.byteLength +
+      this.starts.byteLength +
+      this.held.byteLength +
+      this.postingsBytes +
+      200 * this.ids.size
+    )
   }
 
   /** Adds a memory's terms; `slot` must be greater than every slot added before. */
@@ -88,12 +96,14 @@ export class TextPostings {
         postings = { lexeme, slots: new Int32Array(4), counts: new Uint16Array(4), length: 0, documents: 0 }
         this.ids.set(lexeme, id)
         this.postings.push(postings)
+        this.postingsBytes += 24
       }
       if (postings.length === postings.slots.length) {
         const slots = new Int32Array(postings.length * 2)
         slots.set(postings.slots)
         const counts = new Uint16Array(postings.length * 2)
         counts.set(postings.counts)
+        this.postingsBytes += 6 * postings.length
         postings.slots = slots
         postings.counts = counts
       }
@@ -121,6 +131,7 @@ export class TextPostings {
       if (postings.documents === 0) {
         this.ids.delete(postings.lexeme)
         this.postings[id] = undefined
+        this.postingsBytes -= 6 * postings.slots.length
       } else if (postings.documents * 2 < postings.length) this.compact(postings)
     }
   }

@@ -1,0 +1,448 @@
+import type { Entity, FilterableMemory, MetadataValue, StatedFact } from "@umo/core"
+
+/** A memory as the index holds it, read back whole (`MemoryEntries.memory`). */
+export interface HeldMemory extends FilterableMemory {
+  readonly umo_id: string
+  /** Its content and summary, or null for a long document (see `IndexRows.longestHeld`). */
+  readonly content: string | null
+  readonly summary: string | null
+  readonly superseded_by: string | null
+  readonly entities: ReadonlyArray<Entity>
+  readonly facts: ReadonlyArray<StatedFact>
+}
+
+/**
+ * An empty list or metadata, read back: one object for all. Frozen, since they are shared and
+ * answers hand them out.
+ */
+const none: ReadonlyArray<never> = Object.freeze([])
+const noMetadata: Readonly<Record<string, MetadataValue>> = Object.freeze({})
+
+const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
+/** The texts kept of a memory, in this order: its content and summary, then its lists as JSON (none when empty). */
+const parts = 6
+const [contentPart, summaryPart, metadataPart, categoriesPart, entitiesPart, factsPart] = [0, 1, 2, 3, 4, 5]
+/** The byte store's pages: a memory's texts are kept in one (a longer one gets a page of its own). */
+const pageBytes = 4 * 1024 * 1024
+
+const hex = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
+const canonical = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Whether a string is a memory id as the store gives it: a UUID in lower case (PostgreSQL's `uuid::text`). */
+export const isMemoryId = (id: string): boolean => canonical.test(id)
+
+/** `array` with room for `length` values at least (grown by doubling, the new room filled with `fill`), or itself. */
+const grown = <T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number, fill = 0): T => {
+  if (length <= array.length) return array
+  const bigger = new (array.constructor as new (n: number) => T)(Math.max(length, array.length * 2))
+  bigger.set(array)
+  if (fill !== 0) bigger.fill(fill, array.length)
+  return bigger
+}
+
+/** A 32-bit mix of a 32-bit word (the finalizer of MurmurHash3). */
+const mix = (h: number): number => {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return h ^ (h >>> 16)
+}
+
+/**
+ * The memories of one account's index, by slot, kept in typed arrays and a store of bytes rather
+ * than as objects: ids as 16 bytes each (found through a hash table of their own), scopes as
+ * numbers of the values they name, times as numbers, texts and lists (as JSON) as UTF-8 in pages.
+ * A million memories as objects and strings were millions of objects in V8's heap, which each full
+ * garbage collection marks: pauses of a second and more on the main thread. Here they are a few
+ * dozen arrays, whatever their number; a memory is read back as an object only when asked for.
+ * Slots only grow; a removed memory's slot and bytes are not reused.
+ */
+export class MemoryEntries {
+  private room: number
+  private slotsGiven = 0
+  private liveCount = 0
+  /** Each slot's id, 16 bytes (`words`: the same as 32-bit words). */
+  private ids: Uint8Array
+  private words: Int32Array
+  /** Open addressing by id: a slot + 1, 0 for empty, -1 where one was removed. */
+  private table: Int32Array
+  private tableTaken = 0
+  private live: Uint8Array
+  private firstChunks: Int32Array
+  private chunkCounts: Int32Array
+  private contentTimes: Float64Array
+  private createdTimes: Float64Array
+  /** Each slot's scopes (`scopeFields`), as a value's number + 1 (0 for null). */
+  private scopes: Int32Array
+  private readonly values: Array<string> = []
+  private readonly valueNumbers = new Map<string, number>()
+  /** Each slot's texts: their page, where they start in it, and each part's length in bytes (-1: null or empty). */
+  private textPages: Int32Array
+  private textStarts: Int32Array
+  private textLengths: Int32Array
+  private readonly pages: Array<Buffer> = []
+  private pageUsed = 0
+  private pagesBytes = 0
+  private readonly superseded = new Map<number, string>()
+  /** The times that are not their number's ISO 8601 form (`toISOString`), as they were given. */
+  private readonly oddTimes = new Map<number, { readonly timestamp: string; readonly created_at: string }>()
+  private readonly scratch = new Uint8Array(16)
+  private readonly scratchWords = new Int32Array(this.scratch.buffer)
+
+  /** `room`: memories to make room for at once (growing by doubling copies every array). */
+  constructor(room = 64) {
+    this.room = Math.max(64, room)
+    this.ids = new Uint8Array(this.room * 16)
+    this.words = new Int32Array(this.ids.buffer)
+    this.table = new Int32Array(tableSize(this.room))
+    this.live = new Uint8Array(this.room)
+    this.firstChunks = new Int32Array(this.room)
+    this.chunkCounts = new Int32Array(this.room)
+    this.contentTimes = new Float64Array(this.room)
+    this.createdTimes = new Float64Array(this.room)
+    this.scopes = new Int32Array(this.room * scopeFields.length)
+    this.textPages = new Int32Array(this.room)
+    this.textStarts = new Int32Array(this.room)
+    this.textLengths = new Int32Array(this.room * parts)
+  }
+
+  /** Live memories. */
+  get size(): number {
+    return this.liveCount
+  }
+
+  /** Slots given so far (removed ones included). */
+  get slots(): number {
+    return this.slotsGiven
+  }
+
+  /** Bytes held: the arrays, the pages written, and about what the values, supersessions and odd times take. */
+  get bytes(): number {
+    const arrays =
+      this.ids.byteLength +
+      this.table.byteLength +
+      this.live.byteLength +
+      this.firstChunks.byteLength +
+      this.chunkCounts.byteLength +
+      this.contentTimes.byteLength +
+      this.createdTimes.byteLength +
+      this.scopes.byteLength +
+      this.textPages.byteLength +
+      this.textStarts.byteLength +
+      this.textLengths.byteLength
+    let values = 0
+    for (const value of this.values) values += 64 + value.length
+    return arrays + this.pagesBytes + values + 120 * (this.superseded.size + this.oddTimes.size)
+  }
+
+  /** Adds a memory in the next slot, its chunks `chunkCount` from `firstChunk`; its slot. */
+  add(memory: HeldMemory, firstChunk: number, chunkCount: number): number {
+    if (!this.parse(memory.umo_id)) throw new Error(`a memory id that is not a UUID: ${memory.umo_id}`)
+    if (this.find() !== -1) throw new Error(`memory ${memory.umo_id} is held already`)
+    const slot = this.slotsGiven
+    this.reserve(slot + 1)
+    this.ids.set(this.scratch, slot * 16)
+    // Into the table before it is live: a table made larger meanwhile holds the live slots.
+    this.insert(slot)
+    this.slotsGiven++
+    this.liveCount++
+    this.live[slot] = 1
+    this.firstChunks[slot] = firstChunk
+    this.chunkCounts[slot] = chunkCount
+    const [timestamp, created] = [Date.parse(memory.timestamp), Date.parse(memory.created_at)]
+    this.contentTimes[slot] = timestamp
+    this.createdTimes[slot] = created
+    if (!isIso(timestamp, memory.timestamp) || !isIso(created, memory.created_at))
+      this.oddTimes.set(slot, { timestamp: memory.timestamp, created_at: memory.created_at })
+    for (const [i, field] of scopeFields.entries()) {
+      const value = memory[field]
+      this.scopes[slot * scopeFields.length + i] = value === null ? 0 : this.valueNumber(value) + 1
+    }
+    if (memory.superseded_by !== null) this.superseded.set(slot, memory.superseded_by)
+    this.write(slot, [
+      memory.content,
+      memory.summary,
+      Object.keys(memory.metadata).length === 0 ? null : JSON.stringify(memory.metadata),
+      memory.categories.length === 0 ? null : JSON.stringify(memory.categories),
+      memory.entities.length === 0 ? null : JSON.stringify(memory.entities),
+      memory.facts.length === 0 ? null : JSON.stringify(memory.facts)
+    ])
+    return slot
+  }
+
+  /** The live memory's slot with this id, or undefined. */
+  slotOf(umoId: string): number | undefined {
+    if (!this.parse(umoId)) return undefined
+    const at = this.find()
+    return at === -1 ? undefined : this.table[at]! - 1
+  }
+
+  /** Whether the slot holds a live memory. */
+  isLive(slot: number): boolean {
+    return this.live[slot] === 1
+  }
+
+  /** Removes the memory in `slot` (live). */
+  remove(slot: number): void {
+    this.scratch.set(this.ids.subarray(slot * 16, slot * 16 + 16))
+    this.table[this.find()] = -1
+    this.live[slot] = 0
+    this.liveCount--
+    this.superseded.delete(slot)
+    this.oddTimes.delete(slot)
+  }
+
+  /** Every live memory's slot, ascending. */
+  *liveSlots(): IterableIterator<number> {
+    for (let slot = 0; slot < this.slotsGiven; slot++) if (this.live[slot] === 1) yield slot
+  }
+
+  umoId(slot: number): string {
+    const at = slot * 16
+    const b = this.ids
+    let id = ""
+    for (let i = 0; i < 16; i++) {
+      id += hex[b[at + i]!]!
+      if (i === 3 || i === 5 || i === 7 || i === 9) id += "-"
+    }
+    return id
+  }
+
+  /** Ids' order (UTF-8, as SQL's "C" collation orders them): negative when slot `a`'s comes first. */
+  compareIds(a: number, b: number): number {
+    for (let i = 0; i < 16; i++) {
+      const d = this.ids[a * 16 + i]! - this.ids[b * 16 + i]!
+      if (d !== 0) return d
+    }
+    return 0
+  }
+
+  /** Content time in ms. */
+  time(slot: number): number {
+    return this.contentTimes[slot]!
+  }
+
+  firstChunk(slot: number): number {
+    return this.firstChunks[slot]!
+  }
+
+  chunkCount(slot: number): number {
+    return this.chunkCounts[slot]!
+  }
+
+  source(slot: number): string | null {
+    return this.scope(slot, 3)
+  }
+
+  supersededBy(slot: number): string | null {
+    return this.superseded.get(slot) ?? null
+  }
+
+  supersede(slot: number, by: string): void {
+    this.superseded.set(slot, by)
+  }
+
+  /** Whether its content and summary are held (not a long document's, read from the store). */
+  holdsText(slot: number): boolean {
+    return (
+      this.textLengths[slot * parts + contentPart]! !== -1 &&
+      this.textLengths[slot * parts + summaryPart]! !== -1
+    )
+  }
+
+  /**
+   * The memory's filterable fields, read as the filter asks for them: one object a call, whose
+   * fields are read from the arrays (a scan with a filter tests thousands of memories).
+   */
+  filterable(slot: number): FilterableMemory {
+    const entries = this
+    return {
+      get user_id() {
+        return entries.scope(slot, 0)
+      },
+      get agent_id() {
+        return entries.scope(slot, 1)
+      },
+      get session_id() {
+        return entries.scope(slot, 2)
+      },
+      get source() {
+        return entries.scope(slot, 3)
+      },
+      get timestamp() {
+        return entries.timestamp(slot)
+      },
+      get created_at() {
+        return entries.createdAt(slot)
+      },
+      get metadata() {
+        return entries.json(slot, metadataPart, noMetadata)
+      },
+      get categories() {
+        return entries.json(slot, categoriesPart, none)
+      }
+    }
+  }
+
+  /** The memory whole, as it was added (superseded since, if it was). */
+  memory(slot: number): HeldMemory {
+    return {
+      umo_id: this.umoId(slot),
+      content: this.text(slot, contentPart),
+      summary: this.text(slot, summaryPart),
+      user_id: this.scope(slot, 0),
+      agent_id: this.scope(slot, 1),
+      session_id: this.scope(slot, 2),
+      source: this.scope(slot, 3),
+      timestamp: this.timestamp(slot),
+      created_at: this.createdAt(slot),
+      metadata: this.json(slot, metadataPart, noMetadata),
+      categories: this.json(slot, categoriesPart, none),
+      superseded_by: this.supersededBy(slot),
+      entities: this.json(slot, entitiesPart, none),
+      facts: this.json(slot, factsPart, none)
+    }
+  }
+
+  timestamp(slot: number): string {
+    return this.oddTimes.get(slot)?.timestamp ?? new Date(this.contentTimes[slot]!).toISOString()
+  }
+
+  private createdAt(slot: number): string {
+    return this.oddTimes.get(slot)?.created_at ?? new Date(this.createdTimes[slot]!).toISOString()
+  }
+
+  private scope(slot: number, field: number): string | null {
+    const number = this.scopes[slot * scopeFields.length + field]!
+    return number === 0 ? null : this.values[number - 1]!
+  }
+
+  private valueNumber(value: string): number {
+    let number = this.valueNumbers.get(value)
+    if (number === undefined) {
+      number = this.values.length
+      this.values.push(value)
+      this.valueNumbers.set(value, number)
+    }
+    return number
+  }
+
+  private text(slot: number, part: number): string | null {
+    const length = this.textLengths[slot * parts + part]!
+    if (length === -1) return null
+    let at = this.textStarts[slot]!
+    for (let before = 0; before < part; before++) at += Math.max(0, this.textLengths[slot * parts + before]!)
+    return this.pages[this.textPages[slot]!]!.toString("utf8", at, at + length)
+  }
+
+  private json<T>(slot: number, part: number, empty: T): T {
+    const text = this.text(slot, part)
+    return text === null ? empty : (JSON.parse(text) as T)
+  }
+
+  /** Writes a memory's texts, all in one page. */
+  private write(slot: number, texts: ReadonlyArray<string | null>): void {
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    const most = texts.reduce((sum, text) => sum + (text === null ? 0 : 3 * text.length), 0)
+    if (this.pages.length === 0 || this.pageUsed + most > this.pages.at(-1)!.length) {
+      this.pages.push(Buffer.allocUnsafeSlow(Math.max(pageBytes, most)))
+      this.pageUsed = 0
+    }
+    const page = this.pages.at(-1)!
+    const start = this.pageUsed
+    let at = start
+    for (const [part, text] of texts.entries()) {
+      const length = text === null ? -1 : page.write(text, at, "utf8")
+      this.textLengths[slot * parts + part] = length
+      at += Math.max(0, length)
+    }
+    this.textPages[slot] = this.pages.length - 1
+    this.textStarts[slot] = start
+    this.pageUsed = at
+    this.pagesBytes += at - start
+  }
+
+  /** Reads a canonical UUID into `scratch`; false for any other string. */
+  private parse(umoId: string): boolean {
+    if (!isMemoryId(umoId)) return false
+    for (let i = 0, at = 0; i < 16; i++, at += 2) {
+      if (at === 8 || at === 13 || at === 18 || at === 23) at++
+      this.scratch[i] = (nibble(umoId.charCodeAt(at)) << 4) | nibble(umoId.charCodeAt(at + 1))
+    }
+    return true
+  }
+
+  private hash(): number {
+    const w = this.scratchWords
+    return mix(w[0]! ^ mix(w[1]! ^ mix(w[2]! ^ mix(w[3]!))))
+  }
+
+  /** Where the id in `scratch` is in the table, or -1. */
+  private find(): number {
+    const mask = this.table.length - 1
+    const w = this.scratchWords
+    for (let at = this.hash() & mask; ; at = (at + 1) & mask) {
+      const held = this.table[at]!
+      if (held === 0) return -1
+      if (held === -1) continue
+      const s = (held - 1) * 4
+      if (
+        this.words[s] === w[0] &&
+        this.words[s + 1] === w[1] &&
+        this.words[s + 2] === w[2] &&
+        this.words[s + 3] === w[3]
+      )
+        return at
+    }
+  }
+
+  /** Puts the slot (whose id is in `scratch`) in the table, which is made larger past half full. */
+  private insert(slot: number): void {
+    if ((this.tableTaken + 1) * 2 > this.table.length)
+      this.rehash(tableSize(Math.max(this.room, this.liveCount)))
+    const mask = this.table.length - 1
+    let at = this.hash() & mask
+    while (this.table[at]! > 0) at = (at + 1) & mask
+    if (this.table[at] === 0) this.tableTaken++
+    this.table[at] = slot + 1
+  }
+
+  private rehash(size: number): void {
+    const saved = this.scratch.slice()
+    this.table = new Int32Array(size)
+    this.tableTaken = 0
+    const mask = size - 1
+    for (let slot = 0; slot < this.slotsGiven; slot++) {
+      if (this.live[slot] !== 1) continue
+      this.scratch.set(this.ids.subarray(slot * 16, slot * 16 + 16))
+      let at = this.hash() & mask
+      while (this.table[at] !== 0) at = (at + 1) & mask
+      this.table[at] = slot + 1
+      this.tableTaken++
+    }
+    this.scratch.set(saved)
+  }
+
+  private reserve(slots: number): void {
+    if (slots <= this.room) return
+    this.room = Math.max(slots, this.room * 2)
+    this.ids = grown(this.ids, this.room * 16)
+    this.words = new Int32Array(this.ids.buffer)
+    this.live = grown(this.live, this.room)
+    this.firstChunks = grown(this.firstChunks, this.room)
+    this.chunkCounts = grown(this.chunkCounts, this.room)
+    this.contentTimes = grown(this.contentTimes, this.room)
+    this.createdTimes = grown(this.createdTimes, this.room)
+    this.scopes = grown(this.scopes, this.room * scopeFields.length)
+    this.textPages = grown(this.textPages, this.room)
+    this.textStarts = grown(this.textStarts, this.room)
+    this.textLengths = grown(this.textLengths, this.room * parts)
+  }
+}
+
+/** A table of a power of two at least twice `memories` (and 128). */
+const tableSize = (memories: number) => 2 ** Math.ceil(Math.log2(Math.max(128, memories * 2)))
+
+const nibble = (code: number) => (code <= 57 ? code - 48 : code - 87)
+
+/** Whether `text` is the ISO 8601 form of the time `ms` (what `toISOString` gives back). */
+const isIso = (ms: number, text: string) => Number.isFinite(ms) && new Date(ms).toISOString() === text
