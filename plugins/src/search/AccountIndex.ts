@@ -35,11 +35,11 @@ export interface IndexedRow extends HeldMemory {
 }
 
 /**
- * About what a memory takes beside its entry, postings and vectors: its places in the scope maps'
- * sets (a hash table's entry each) and its timeline's. An estimate, for the index's budget;
- * bench:memory checks it against the process's resident memory.
+ * About what a memory takes beside its entry, postings, lists and vectors: its place in its
+ * timeline (a JavaScript array's). An estimate, for the index's budget; bench:memory checks the
+ * whole against the process's resident memory.
  */
-const perMemory = 48
+const perMemory = 8
 
 /** BM25 scores the holders of the rarest query terms while they add up to at most this (the SQL search's budget). */
 const candidateBudget = 1_000
@@ -98,8 +98,8 @@ export class AccountIndex {
   }
 
   /**
-   * Bytes the index holds in memory, about: its entries, postings and vectors, and for each memory
-   * its places in the scope maps' sets and its timeline (`perMemory`).
+   * Bytes the index holds in memory, about: its entries, postings, maps and vectors, and for each
+   * memory its place in its timeline (`perMemory`).
    */
   get bytes(): number {
     return (

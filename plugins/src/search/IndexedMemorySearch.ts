@@ -110,9 +110,10 @@ interface AccountState {
 
 /**
  * The most a budget may be: 60 % of the V8 heap's limit (4.2 GB by default on a 64-bit machine).
- * Most of what an index holds is in that heap (its entries, postings and maps; the vectors are
- * outside it), and a heap past its limit ends the process: a budget of 6 GB let an account of
- * 1,000,000 memories load until the server died.
+ * A heap past its limit ends the process: a budget of 6 GB let an account of 1,000,000 memories
+ * load until the server died, when the entries were objects in that heap. Since they are typed
+ * arrays and pages of bytes (`MemoryEntries`), the heap holds only the maps, postings and
+ * timelines, some 100 bytes a memory; the bound stays until a load of millions past it is measured.
  */
 export const heapBound = () => Math.floor(getHeapStatistics().heap_size_limit * 0.6)
 

@@ -1,4 +1,5 @@
 import type { Entity, FilterableMemory, MetadataValue, StatedFact } from "@umo/core"
+import { grown } from "./TypedArrays.js"
 
 /** A memory as the index holds it, read back whole (`MemoryEntries.memory`). */
 export interface HeldMemory extends FilterableMemory {
@@ -30,15 +31,6 @@ const canonical = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 /** Whether a string is a memory id as the store gives it: a UUID in lower case (PostgreSQL's `uuid::text`). */
 export const isMemoryId = (id: string): boolean => canonical.test(id)
-
-/** `array` with room for `length` values at least (grown by doubling, the new room filled with `fill`), or itself. */
-const grown = <T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number, fill = 0): T => {
-  if (length <= array.length) return array
-  const bigger = new (array.constructor as new (n: number) => T)(Math.max(length, array.length * 2))
-  bigger.set(array)
-  if (fill !== 0) bigger.fill(fill, array.length)
-  return bigger
-}
 
 /** A 32-bit mix of a 32-bit word (the finalizer of MurmurHash3). */
 const mix = (h: number): number => {

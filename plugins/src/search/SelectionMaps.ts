@@ -5,25 +5,11 @@
  * @module
  */
 import type { FilterableMemory, FilterCondition, MemoryFilter, MetadataValue } from "@umo/core"
+import { SlotList } from "./SlotList.js"
 import { TimeOrder } from "./TimeOrder.js"
 
 const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 type ScopeField = (typeof scopeFields)[number]
-
-/** Adds an item to (or removes it from) the set of `key` in `map`; a set left empty goes. */
-const member = <K, T>(map: Map<K, Set<T>>, key: K, item: T, holds: boolean) => {
-  let items = map.get(key)
-  if (items === undefined) {
-    if (!holds) return
-    items = new Set()
-    map.set(key, items)
-  }
-  if (holds) items.add(item)
-  else {
-    items.delete(item)
-    if (items.size === 0) map.delete(key)
-  }
-}
 
 /**
  * The values a metadata value is equal to, as `matchesFilter`'s `eq` reads it, by their JSON:
@@ -41,21 +27,27 @@ export interface Narrowed {
   readonly slots: () => Iterable<number>
 }
 
-const listed = (slots: ReadonlySet<number>): Narrowed => ({ size: slots.size, slots: () => slots })
+const listed = (slots: { readonly size: number } & Iterable<number>): Narrowed => ({
+  size: slots.size,
+  slots: () => slots
+})
 
 /** The scope, source, metadata and time maps of one account's memories. */
 export class SelectionMaps {
-  private readonly scopes = new Map<ScopeField, Map<string, Set<number>>>(
+  private readonly scopes = new Map<ScopeField, Map<string, SlotList>>(
     scopeFields.map((field) => [field, new Map()])
   )
   /** For each metadata key, the memories holding each value (a list: each of its strings), by the value's JSON. */
-  private readonly metadata = new Map<string, Map<string, Set<number>>>()
+  private readonly metadata = new Map<string, Map<string, SlotList>>()
   /** The memories in the order of each time a filter can name. */
   private readonly times = { timestamp: new TimeOrder(), created_at: new TimeOrder() }
 
-  /** Bytes the time orders take (the sets of the maps are counted with the memories' entries). */
+  /** What the lists of the maps take (`SlotList.bytes`), and a list's object and map entry (about 150 bytes). */
+  private listBytes = 0
+
+  /** Bytes the time orders and the maps' lists take. */
   get bytes(): number {
-    return this.times.timestamp.bytes + this.times.created_at.bytes
+    return this.times.timestamp.bytes + this.times.created_at.bytes + this.listBytes
   }
 
   /**
@@ -81,10 +73,29 @@ export class SelectionMaps {
     this.times.created_at.settle()
   }
 
+  /** Adds a slot to (or removes it from) the list of `key` in `map`; a list left empty goes. */
+  private member(map: Map<string, SlotList>, key: string, slot: number, holds: boolean): void {
+    let slots = map.get(key)
+    if (slots === undefined) {
+      if (!holds) return
+      slots = new SlotList()
+      map.set(key, slots)
+      this.listBytes += 150
+    }
+    const before = slots.bytes
+    if (holds) slots.add(slot)
+    else slots.remove(slot)
+    this.listBytes += slots.bytes - before
+    if (slots.size === 0) {
+      map.delete(key)
+      this.listBytes -= 150 + slots.bytes
+    }
+  }
+
   private list(slot: number, memory: FilterableMemory, holds: boolean): void {
     for (const field of scopeFields) {
       const value = memory[field]
-      if (value !== null) member(this.scopes.get(field)!, value, slot, holds)
+      if (value !== null) this.member(this.scopes.get(field)!, value, slot, holds)
     }
     for (const [key, value] of Object.entries(memory.metadata)) {
       let values = this.metadata.get(key)
@@ -93,7 +104,7 @@ export class SelectionMaps {
         values = new Map()
         this.metadata.set(key, values)
       }
-      for (const held of metadataValues(value)) member(values, held, slot, holds)
+      for (const held of metadataValues(value)) this.member(values, held, slot, holds)
       if (values.size === 0) this.metadata.delete(key)
     }
   }
@@ -137,10 +148,10 @@ export class SelectionMaps {
           field.kind === "text"
             ? [this.scopes.get(field.name)!, values.filter((v) => typeof v === "string")]
             : [
-                this.metadata.get(field.key) ?? new Map<string, Set<number>>(),
+                this.metadata.get(field.key) ?? new Map<string, SlotList>(),
                 values.map((v) => JSON.stringify(v))
               ]
-        if (keys.length === 1) return listed(map.get(keys[0]!) ?? new Set())
+        if (keys.length === 1) return listed(map.get(keys[0]!) ?? new Set<number>())
         const union = new Set<number>()
         for (const key of keys) for (const slot of map.get(key) ?? []) union.add(slot)
         return listed(union)
