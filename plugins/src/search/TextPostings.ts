@@ -28,8 +28,8 @@ export type TermCounts = ReadonlyArray<readonly [lexeme: string, occurrences: nu
  * removed memory's postings are skipped, and dropped once they are half of a term's.
  *
  * What it keeps by memory is in typed arrays, not objects: its length, and its terms as numbers
- * in one shared list. A million memories' terms as arrays of strings were some 25 million
- * objects, which every full garbage collection had to mark: pauses of half a second and more.
+ * in shared blocks. A million memories' terms as arrays of strings were some 25 million objects,
+ * which every full garbage collection had to mark: pauses of half a second and more.
  */
 export class TextPostings {
   private readonly ids = new Map<string, number>()
