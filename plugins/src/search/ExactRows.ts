@@ -18,7 +18,8 @@ const mostWaiting = 64
 interface Waiting {
   readonly from: number
   count: number
-  readonly rows: Float32Array
+  /** Room for 16 rows at first, doubled as they come, up to `rowsPerWrite` (a capture writes one or a few). */
+  rows: Float32Array
   writing: boolean
 }
 
@@ -61,6 +62,11 @@ export class ExactRows {
     return this.fd
   }
 
+  /** Bytes the rows waiting for their write take. */
+  get bytes(): number {
+    return this.waiting.reduce((sum, block) => sum + block.rows.byteLength, 0)
+  }
+
   /** Rows whose write is not done yet. */
   get behind(): number {
     return this.waiting.reduce((sum, block) => sum + block.count, 0)
@@ -86,11 +92,16 @@ export class ExactRows {
         writeSync(fd, row, 0, this.rowBytes, slot * this.rowBytes)
         return
       }
-      block = { from: slot, count: 0, rows: new Float32Array(rowsPerWrite * this.dims), writing: false }
+      block = { from: slot, count: 0, rows: new Float32Array(16 * this.dims), writing: false }
       this.waiting.push(block)
       // A block not filled in this turn of the event loop is written in the next.
       const waiting = block
       setImmediate(() => this.flush(waiting)).unref()
+    }
+    if (block.rows.length === block.count * this.dims) {
+      const rows = new Float32Array(2 * block.rows.length)
+      rows.set(block.rows)
+      block.rows = rows
     }
     block.rows.set(vector, block.count * this.dims)
     block.count++

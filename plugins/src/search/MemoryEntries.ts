@@ -23,7 +23,11 @@ const scopeFields = ["user_id", "agent_id", "session_id", "source"] as const
 /** The texts kept of a memory, in this order: its content and summary, then its lists as JSON (none when empty). */
 const parts = 6
 const [contentPart, summaryPart, metadataPart, categoriesPart, entitiesPart, factsPart] = [0, 1, 2, 3, 4, 5]
-/** The byte store's pages: a memory's texts are kept in one (a longer one gets a page of its own). */
+/**
+ * The byte store's pages: the first 64 kB, each next twice the last's, up to 4 MB (an account of a
+ * few memories takes little). A memory's texts are kept in one page (a longer one gets its own).
+ */
+const firstPageBytes = 64 * 1024
 const pageBytes = 4 * 1024 * 1024
 
 const hex = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
@@ -243,10 +247,13 @@ export class MemoryEntries {
 
   /**
    * The memory's filterable fields, read as the filter asks for them: one object a call, whose
-   * fields are read from the arrays (a scan with a filter tests thousands of memories).
+   * fields are read from the arrays (a scan with a filter tests thousands of memories), its
+   * metadata and categories parsed once at most.
    */
   filterable(slot: number): FilterableMemory {
     const entries = this
+    let metadata: Readonly<Record<string, MetadataValue>> | undefined
+    let categories: ReadonlyArray<string> | undefined
     return {
       get user_id() {
         return entries.scope(slot, 0)
@@ -267,10 +274,12 @@ export class MemoryEntries {
         return entries.createdAt(slot)
       },
       get metadata() {
-        return entries.json(slot, metadataPart, noMetadata)
+        metadata ??= entries.json(slot, metadataPart, noMetadata)
+        return metadata
       },
       get categories() {
-        return entries.json(slot, categoriesPart, none)
+        categories ??= entries.json(slot, categoriesPart, none)
+        return categories
       }
     }
   }
@@ -336,7 +345,8 @@ export class MemoryEntries {
     // A UTF-16 unit is at most 3 bytes of UTF-8.
     const most = texts.reduce((sum, text) => sum + (text === null ? 0 : 3 * text.length), 0)
     if (this.pages.length === 0 || this.pageUsed + most > this.pages.at(-1)!.length) {
-      this.pages.push(Buffer.allocUnsafeSlow(Math.max(pageBytes, most)))
+      const last = this.pages.at(-1)?.length ?? firstPageBytes / 2
+      this.pages.push(Buffer.allocUnsafeSlow(Math.max(Math.min(pageBytes, 2 * last), most)))
       this.pageUsed = 0
     }
     const page = this.pages.at(-1)!

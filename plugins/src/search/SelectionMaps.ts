@@ -80,7 +80,7 @@ export class SelectionMaps {
       if (!holds) return
       slots = new SlotList()
       map.set(key, slots)
-      this.listBytes += 150
+      this.listBytes += 150 + slots.bytes
     }
     const before = slots.bytes
     if (holds) slots.add(slot)

@@ -1,6 +1,7 @@
 import { grown } from "./TypedArrays.js"
 
-/** Term numbers a block of `TextPostings.held` takes (4 MB). */
+/** Term numbers a block of `TextPostings.held` takes: the first 4,096 (16 kB), each next twice the last's, up to 4 MB. */
+const firstBlockTerms = 1 << 12
 const blockTerms = 1 << 20
 
 /** BM25 parameters: those of the SQL search (Robertson and Zaragoza, 2009). */
@@ -42,8 +43,8 @@ export class TextPostings {
   private termBlocks = new Int32Array(1_024)
   private termStarts = new Int32Array(1_024)
   /**
-   * The memories' term numbers, in blocks of `blockTerms` (a memory's all in one; a memory with
-   * more gets a block of its own). One array grown by doubling copied 64 MB into 128 MB at
+   * The memories' term numbers, in blocks growing to `blockTerms` (a memory's all in one; a memory
+   * with more gets a block of its own). One array grown by doubling copied 64 MB into 128 MB at
    * 800,000 memories, in a step that held the thread for 380 ms.
    */
   private readonly held: Array<Int32Array> = []
@@ -84,7 +85,8 @@ export class TextPostings {
     this.termBlocks = grown(this.termBlocks, slot + 1)
     this.termStarts = grown(this.termStarts, slot + 1)
     if (this.held.length === 0 || this.heldUsed + terms.length > this.held.at(-1)!.length) {
-      this.held.push(new Int32Array(Math.max(blockTerms, terms.length)))
+      const last = this.held.at(-1)?.length ?? firstBlockTerms / 2
+      this.held.push(new Int32Array(Math.max(Math.min(blockTerms, 2 * last), terms.length)))
       this.heldUsed = 0
     }
     const block = this.held.at(-1)!

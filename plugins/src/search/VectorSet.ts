@@ -155,6 +155,7 @@ export class VectorSet {
     return (
       rows +
       this.scratch.byteLength +
+      this.exact.bytes +
       (this.graph === undefined ? 0 : this.graph.stagingBytes + this.graph.size() * (this.dims + 232))
     )
   }
