@@ -165,10 +165,17 @@ export const layer = Layer.effect(
       if (status !== null) status = { ...status, ...change }
     }
 
-    /** The process answers with `next` from now on: its embedder, and its index's vectors. */
-    const switchProcessTo = (next: EmbedderShape) =>
+    /**
+     * The process answers with `next` from now on: its embedder, and its index's vectors. The
+     * status says so in the same step as the embedder (`switched`): a caller that sees the new
+     * model sees the switch, before the index has taken the new vectors up.
+     */
+    const switchProcessTo = (next: EmbedderShape, switched: ReembeddingStatus) =>
       Effect.andThen(
-        Effect.sync(() => switching.switchTo(next)),
+        Effect.sync(() => {
+          switching.switchTo(next)
+          status = switched
+        }),
         index.reembedded(next.model.dimensions)
       )
 
@@ -198,9 +205,15 @@ export const layer = Layer.effect(
                   })
                 )
               )
-        yield* switchProcessTo(next)
         const { total } = yield* store.progress
-        status = { from: was.id, to: pin.id, state: "switched", staged: total, total, detail: null }
+        yield* switchProcessTo(next, {
+          from: was.id,
+          to: pin.id,
+          state: "switched",
+          staged: total,
+          total,
+          detail: null
+        })
         yield* Effect.logInfo(`the store was re-embedded with ${pin.id} by another process: this one follows`)
       })
     )
@@ -256,9 +269,17 @@ export const layer = Layer.effect(
           cursor = null
           continue
         }
-        yield* checking.withPermits(1)(switchProcessTo(target))
         const { total } = yield* store.progress
-        report({ state: "switched", staged: total, total })
+        yield* checking.withPermits(1)(
+          switchProcessTo(target, {
+            from: from.id,
+            to: target.model.id,
+            state: "switched",
+            staged: total,
+            total,
+            detail: null
+          })
+        )
         yield* Effect.logInfo(`re-embedding: switched to ${target.model.id}`)
         // Done whatever becomes of the graph: without it, searches that read the database scan
         // exactly until the next start builds it.
