@@ -411,12 +411,15 @@ export class AccountIndex {
     })
   }
 
-  /** What ranking reads of the memories among `umoIds` that the index holds. */
+  /** What ranking reads of the memories among `umoIds` that the index holds (their texts are not decoded). */
   rankingFacts(umoIds: ReadonlyArray<string>): Array<RankingFacts> {
-    return [...this.slotsOf(umoIds)].map((slot) => {
-      const { umo_id, timestamp, entities, superseded_by, facts } = this.entries.memory(slot)
-      return { umo_id, timestamp, entities, superseded_by, facts }
-    })
+    return [...this.slotsOf(umoIds)].map((slot) => ({
+      umo_id: this.entries.umoId(slot),
+      timestamp: this.entries.timestamp(slot),
+      entities: this.entries.entities(slot),
+      superseded_by: this.entries.supersededBy(slot),
+      facts: this.entries.facts(slot)
+    }))
   }
 
   /** The first chunk's vector of each memory among `umoIds` that the index holds. */

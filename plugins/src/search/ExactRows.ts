@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { closeSync, mkdirSync, openSync, readSync, unlinkSync, write, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { grown } from "./TypedArrays.js"
 
 /**
  * Where the index keeps its float32 rows unless told (`UMO_INDEX_DIR`): the system's temporary
@@ -98,11 +99,7 @@ export class ExactRows {
       const waiting = block
       setImmediate(() => this.flush(waiting)).unref()
     }
-    if (block.rows.length === block.count * this.dims) {
-      const rows = new Float32Array(2 * block.rows.length)
-      rows.set(block.rows)
-      block.rows = rows
-    }
+    block.rows = grown(block.rows, (block.count + 1) * this.dims)
     block.rows.set(vector, block.count * this.dims)
     block.count++
     if (block.count === rowsPerWrite) this.flush(block)

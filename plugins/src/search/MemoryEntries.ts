@@ -299,9 +299,17 @@ export class MemoryEntries {
       metadata: this.json(slot, metadataPart, noMetadata),
       categories: this.json(slot, categoriesPart, none),
       superseded_by: this.supersededBy(slot),
-      entities: this.json(slot, entitiesPart, none),
-      facts: this.json(slot, factsPart, none)
+      entities: this.entities(slot),
+      facts: this.facts(slot)
     }
+  }
+
+  entities(slot: number): ReadonlyArray<Entity> {
+    return this.json(slot, entitiesPart, none)
+  }
+
+  facts(slot: number): ReadonlyArray<StatedFact> {
+    return this.json(slot, factsPart, none)
   }
 
   timestamp(slot: number): string {

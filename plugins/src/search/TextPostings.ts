@@ -108,13 +108,9 @@ export class TextPostings {
         this.postingsBytes += 24
       }
       if (postings.length === postings.slots.length) {
-        const slots = new Int32Array(postings.length * 2)
-        slots.set(postings.slots)
-        const counts = new Uint16Array(postings.length * 2)
-        counts.set(postings.counts)
         this.postingsBytes += 6 * postings.length
-        postings.slots = slots
-        postings.counts = counts
+        postings.slots = grown(postings.slots, postings.length + 1)
+        postings.counts = grown(postings.counts, postings.length + 1)
       }
       postings.slots[postings.length] = slot
       postings.counts[postings.length] = Math.min(count, 65_535)

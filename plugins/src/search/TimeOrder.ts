@@ -4,6 +4,8 @@
  * @module
  */
 
+import { grown } from "./TypedArrays.js"
+
 /** Where `(time, slot)` goes among pairs in order: the first place whose pair is not before it. */
 const lowerBound = (times: Float64Array, slots: Int32Array, size: number, time: number, slot: number) => {
   let low = 0
@@ -42,14 +44,8 @@ export class TimeOrder {
    */
   add(slot: number, time: number, bulk: boolean): void {
     if (Number.isNaN(time)) return
-    if (this.size === this.times.length) {
-      const times = new Float64Array(this.size * 2)
-      times.set(this.times)
-      this.times = times
-      const slots = new Int32Array(this.size * 2)
-      slots.set(this.slots)
-      this.slots = slots
-    }
+    this.times = grown(this.times, this.size + 1)
+    this.slots = grown(this.slots, this.size + 1)
     const at = bulk ? this.size : lowerBound(this.times, this.slots, this.size, time, slot)
     if (bulk && at > 0) {
       const last = this.times[at - 1]!

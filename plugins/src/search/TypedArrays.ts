@@ -1,10 +1,11 @@
 /** A typed array of the index: what `grown` makes larger. */
-type Grown = Int32Array | Float64Array | Uint8Array
+type Grown = Int8Array | Uint8Array | Uint16Array | Int32Array | Float32Array | Float64Array
 
 /**
  * `array` with room for `length` values at least, grown by doubling (the new room filled with
- * `fill`), or `array` itself when it has the room. Growing copies the array: what a million
- * memories may fill is kept in blocks instead (see `TextPostings`, `MemoryEntries`).
+ * `fill`), or `array` itself when it has the room. Growing copies the array: where a million
+ * memories would make that copy hundreds of megabytes, room is made at once (a load's count) or
+ * kept in blocks (`TextPostings.held`, `MemoryEntries`' pages).
  */
 export const grown = <T extends Grown>(array: T, length: number, fill = 0): T => {
   if (length <= array.length) return array

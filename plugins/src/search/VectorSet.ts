@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import usearch from "usearch"
 import { ExactRows } from "./ExactRows.js"
 import { Graph } from "./Graph.js"
+import { grown } from "./TypedArrays.js"
 
 /** A chunk found near a query: its slot in the set and its cosine similarity to the query. */
 export interface NearChunk {
@@ -484,21 +485,11 @@ export class VectorSet {
     const capacity = this.norms.length
     if (rows <= capacity) return
     const next = Math.max(rows, capacity * 2)
-    const data = new Int8Array(next * this.dims)
-    data.set(this.data)
-    const scales = new Float32Array(next)
-    scales.set(this.scales)
-    const norms = new Float64Array(next)
-    norms.set(this.norms)
-    const owners = new Int32Array(next).fill(-1)
-    owners.set(this.owners)
-    const keyOfSlot = new Int32Array(next).fill(-1)
-    keyOfSlot.set(this.keyOfSlot)
-    this.keyOfSlot = keyOfSlot
-    this.data = data
-    this.scales = scales
-    this.norms = norms
-    this.owners = owners
+    this.data = grown(this.data, next * this.dims)
+    this.scales = grown(this.scales, next)
+    this.norms = grown(this.norms, next)
+    this.owners = grown(this.owners, next, -1)
+    this.keyOfSlot = grown(this.keyOfSlot, next, -1)
   }
 }
 
