@@ -97,8 +97,11 @@ parentPort!.on("message", (request: GraphRequest) => {
   } catch (error) {
     answer = { seq: request.seq, error: error instanceof Error ? error.message : String(error) }
   }
+  // A blocking caller reads its answer as soon as the cell says done: the answer goes first. An
+  // answer through the event loop goes after: its promise resolved, the request must read as done
+  // (the caller then checks `busy`).
   if (request.blocking) replies.postMessage(answer)
-  else if (request.answered || answer.error !== undefined) parentPort!.postMessage(answer)
   Atomics.store(cells, doneCell, request.seq)
   Atomics.notify(cells, doneCell)
+  if (!request.blocking && (request.answered || answer.error !== undefined)) parentPort!.postMessage(answer)
 })
