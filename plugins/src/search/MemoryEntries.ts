@@ -1,5 +1,8 @@
 import type { Entity, FilterableMemory, MetadataValue, StatedFact } from "@umo/core"
+import { MemoryIds } from "./MemoryIds.js"
 import { grown } from "./TypedArrays.js"
+
+export { isMemoryId } from "./MemoryIds.js"
 
 /** A memory as the index holds it, read back whole (`MemoryEntries.memory`). */
 export interface HeldMemory extends FilterableMemory {
@@ -30,22 +33,9 @@ const [contentPart, summaryPart, metadataPart, categoriesPart, entitiesPart, fac
 const firstPageBytes = 64 * 1024
 const pageBytes = 4 * 1024 * 1024
 
-const hex = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
-const canonical = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-/** Whether a string is a memory id as the store gives it: a UUID in lower case (PostgreSQL's `uuid::text`). */
-export const isMemoryId = (id: string): boolean => canonical.test(id)
-
-/** A 32-bit mix of a 32-bit word (the finalizer of MurmurHash3). */
-const mix = (h: number): number => {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return h ^ (h >>> 16)
-}
-
 /**
  * The memories of one account's index, by slot, kept in typed arrays and a store of bytes rather
- * than as objects: ids as 16 bytes each (found through a hash table of their own), scopes as
+ * than as objects: ids as 16 bytes each (`MemoryIds`, with a hash table of their own), scopes as
  * numbers of the values they name, times as numbers, texts and lists (as JSON) as UTF-8 in pages.
  * A million memories as objects and strings were millions of objects in V8's heap, which each full
  * garbage collection marks: pauses of a second and more on the main thread. Here they are a few
@@ -54,15 +44,7 @@ const mix = (h: number): number => {
  */
 export class MemoryEntries {
   private room: number
-  private slotsGiven = 0
-  private liveCount = 0
-  /** Each slot's id, 16 bytes (`words`: the same as 32-bit words). */
-  private ids: Uint8Array
-  private words: Int32Array
-  /** Open addressing by id: a slot + 1, 0 for empty, -1 where one was removed. */
-  private table: Int32Array
-  private tableTaken = 0
-  private live: Uint8Array
+  private readonly ids: MemoryIds
   private firstChunks: Int32Array
   private chunkCounts: Int32Array
   private contentTimes: Float64Array
@@ -81,16 +63,11 @@ export class MemoryEntries {
   private readonly superseded = new Map<number, string>()
   /** The times that are not their number's ISO 8601 form (`toISOString`), as they were given. */
   private readonly oddTimes = new Map<number, { readonly timestamp: string; readonly created_at: string }>()
-  private readonly scratch = new Uint8Array(16)
-  private readonly scratchWords = new Int32Array(this.scratch.buffer)
 
   /** `room`: memories to make room for at once (growing by doubling copies every array). */
   constructor(room = 64) {
     this.room = Math.max(64, room)
-    this.ids = new Uint8Array(this.room * 16)
-    this.words = new Int32Array(this.ids.buffer)
-    this.table = new Int32Array(tableSize(this.room))
-    this.live = new Uint8Array(this.room)
+    this.ids = new MemoryIds(this.room)
     this.firstChunks = new Int32Array(this.room)
     this.chunkCounts = new Int32Array(this.room)
     this.contentTimes = new Float64Array(this.room)
@@ -103,20 +80,18 @@ export class MemoryEntries {
 
   /** Live memories. */
   get size(): number {
-    return this.liveCount
+    return this.ids.size
   }
 
   /** Slots given so far (removed ones included). */
   get slots(): number {
-    return this.slotsGiven
+    return this.ids.slots
   }
 
   /** Bytes held: the arrays, the pages written, and about what the values, supersessions and odd times take. */
   get bytes(): number {
     const arrays =
-      this.ids.byteLength +
-      this.table.byteLength +
-      this.live.byteLength +
+      this.ids.bytes +
       this.firstChunks.byteLength +
       this.chunkCounts.byteLength +
       this.contentTimes.byteLength +
@@ -132,16 +107,8 @@ export class MemoryEntries {
 
   /** Adds a memory in the next slot, its chunks `chunkCount` from `firstChunk`; its slot. */
   add(memory: HeldMemory, firstChunk: number, chunkCount: number): number {
-    if (!this.parse(memory.umo_id)) throw new Error(`a memory id that is not a UUID: ${memory.umo_id}`)
-    if (this.find() !== -1) throw new Error(`memory ${memory.umo_id} is held already`)
-    const slot = this.slotsGiven
+    const slot = this.ids.add(memory.umo_id)
     this.reserve(slot + 1)
-    this.ids.set(this.scratch, slot * 16)
-    // Into the table before it is live: a table made larger meanwhile holds the live slots.
-    this.insert(slot)
-    this.slotsGiven++
-    this.liveCount++
-    this.live[slot] = 1
     this.firstChunks[slot] = firstChunk
     this.chunkCounts[slot] = chunkCount
     const [timestamp, created] = [Date.parse(memory.timestamp), Date.parse(memory.created_at)]
@@ -167,49 +134,33 @@ export class MemoryEntries {
 
   /** The live memory's slot with this id, or undefined. */
   slotOf(umoId: string): number | undefined {
-    if (!this.parse(umoId)) return undefined
-    const at = this.find()
-    return at === -1 ? undefined : this.table[at]! - 1
+    return this.ids.slotOf(umoId)
   }
 
   /** Whether the slot holds a live memory. */
   isLive(slot: number): boolean {
-    return this.live[slot] === 1
+    return this.ids.isLive(slot)
   }
 
   /** Removes the memory in `slot` (live). */
   remove(slot: number): void {
-    this.scratch.set(this.ids.subarray(slot * 16, slot * 16 + 16))
-    this.table[this.find()] = -1
-    this.live[slot] = 0
-    this.liveCount--
+    this.ids.remove(slot)
     this.superseded.delete(slot)
     this.oddTimes.delete(slot)
   }
 
   /** Every live memory's slot, ascending. */
-  *liveSlots(): IterableIterator<number> {
-    for (let slot = 0; slot < this.slotsGiven; slot++) if (this.live[slot] === 1) yield slot
+  liveSlots(): IterableIterator<number> {
+    return this.ids.liveSlots()
   }
 
   umoId(slot: number): string {
-    const at = slot * 16
-    const b = this.ids
-    let id = ""
-    for (let i = 0; i < 16; i++) {
-      id += hex[b[at + i]!]!
-      if (i === 3 || i === 5 || i === 7 || i === 9) id += "-"
-    }
-    return id
+    return this.ids.umoId(slot)
   }
 
   /** Ids' order (UTF-8, as SQL's "C" collation orders them): negative when slot `a`'s comes first. */
   compareIds(a: number, b: number): number {
-    for (let i = 0; i < 16; i++) {
-      const d = this.ids[a * 16 + i]! - this.ids[b * 16 + i]!
-      if (d !== 0) return d
-    }
-    return 0
+    return this.ids.compare(a, b)
   }
 
   /** Content time in ms. */
@@ -371,73 +322,9 @@ export class MemoryEntries {
     this.pagesBytes += at - start
   }
 
-  /** Reads a canonical UUID into `scratch`; false for any other string. */
-  private parse(umoId: string): boolean {
-    if (!isMemoryId(umoId)) return false
-    for (let i = 0, at = 0; i < 16; i++, at += 2) {
-      if (at === 8 || at === 13 || at === 18 || at === 23) at++
-      this.scratch[i] = (nibble(umoId.charCodeAt(at)) << 4) | nibble(umoId.charCodeAt(at + 1))
-    }
-    return true
-  }
-
-  private hash(): number {
-    const w = this.scratchWords
-    return mix(w[0]! ^ mix(w[1]! ^ mix(w[2]! ^ mix(w[3]!))))
-  }
-
-  /** Where the id in `scratch` is in the table, or -1. */
-  private find(): number {
-    const mask = this.table.length - 1
-    const w = this.scratchWords
-    for (let at = this.hash() & mask; ; at = (at + 1) & mask) {
-      const held = this.table[at]!
-      if (held === 0) return -1
-      if (held === -1) continue
-      const s = (held - 1) * 4
-      if (
-        this.words[s] === w[0] &&
-        this.words[s + 1] === w[1] &&
-        this.words[s + 2] === w[2] &&
-        this.words[s + 3] === w[3]
-      )
-        return at
-    }
-  }
-
-  /** Puts the slot (whose id is in `scratch`) in the table, which is made larger past half full. */
-  private insert(slot: number): void {
-    if ((this.tableTaken + 1) * 2 > this.table.length)
-      this.rehash(tableSize(Math.max(this.room, this.liveCount)))
-    const mask = this.table.length - 1
-    let at = this.hash() & mask
-    while (this.table[at]! > 0) at = (at + 1) & mask
-    if (this.table[at] === 0) this.tableTaken++
-    this.table[at] = slot + 1
-  }
-
-  private rehash(size: number): void {
-    const saved = this.scratch.slice()
-    this.table = new Int32Array(size)
-    this.tableTaken = 0
-    const mask = size - 1
-    for (let slot = 0; slot < this.slotsGiven; slot++) {
-      if (this.live[slot] !== 1) continue
-      this.scratch.set(this.ids.subarray(slot * 16, slot * 16 + 16))
-      let at = this.hash() & mask
-      while (this.table[at] !== 0) at = (at + 1) & mask
-      this.table[at] = slot + 1
-      this.tableTaken++
-    }
-    this.scratch.set(saved)
-  }
-
   private reserve(slots: number): void {
     if (slots <= this.room) return
     this.room = Math.max(slots, this.room * 2)
-    this.ids = grown(this.ids, this.room * 16)
-    this.words = new Int32Array(this.ids.buffer)
-    this.live = grown(this.live, this.room)
     this.firstChunks = grown(this.firstChunks, this.room)
     this.chunkCounts = grown(this.chunkCounts, this.room)
     this.contentTimes = grown(this.contentTimes, this.room)
@@ -448,11 +335,6 @@ export class MemoryEntries {
     this.textLengths = grown(this.textLengths, this.room * parts)
   }
 }
-
-/** A table of a power of two at least twice `memories` (and 128). */
-const tableSize = (memories: number) => 2 ** Math.ceil(Math.log2(Math.max(128, memories * 2)))
-
-const nibble = (code: number) => (code <= 57 ? code - 48 : code - 87)
 
 /** Whether `text` is the ISO 8601 form of the time `ms` (what `toISOString` gives back). */
 const isIso = (ms: number, text: string) => Number.isFinite(ms) && new Date(ms).toISOString() === text
