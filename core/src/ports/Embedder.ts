@@ -20,6 +20,16 @@ export interface EmbedderModel {
   readonly maxChunkChars: number
 }
 
+/** How texts are wanted. */
+export interface EmbedOptions {
+  /**
+   * Someone waits on them now (a search's query): they go before texts of background work (the
+   * captures of a burst, a re-embedding) still waiting for the model, and are never batched with
+   * those. Without it a query waited behind the model calls queued ahead of it.
+   */
+  readonly urgent?: boolean
+}
+
 export interface EmbedderShape {
   readonly model: EmbedderModel
   /**
@@ -27,7 +37,8 @@ export interface EmbedderShape {
    * a batch capture, say) are answered together, in as few model calls as the batch size allows.
    */
   readonly embed: (
-    texts: ReadonlyArray<string>
+    texts: ReadonlyArray<string>,
+    options?: EmbedOptions
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
 }
 
@@ -37,8 +48,10 @@ export class Embedder extends Context.Service<Embedder, EmbedderShape>()("@umo/c
 /** The least an adapter writes: one call that embeds one batch. */
 export interface EmbedderImpl {
   readonly model: EmbedderModel
+  /** `options.urgent`: see `EmbedOptions` (an adapter with one model call at a time may ignore it). */
   readonly embedBatch: (
-    texts: ReadonlyArray<string>
+    texts: ReadonlyArray<string>,
+    options?: EmbedOptions
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, EmbedderError>
   /** Most texts per model call (default 32). */
   readonly batchSize?: number
@@ -61,12 +74,13 @@ const EmbedText = Request.tagged<EmbedText>("EmbedText")
  * made at the same time — from concurrent fibers too — are collected into one set: each distinct
  * text is embedded once, in model calls of at most `batchSize` texts run one after another. Each
  * model call is checked (one vector of the model's dimension per text) and its vectors normalized
- * to unit length; a failed call fails the requests it carried.
+ * to unit length; a failed call fails the requests it carried. Urgent texts have a resolver of
+ * their own (`EmbedOptions`).
  */
 export const makeEmbedder = (impl: EmbedderImpl): EmbedderShape => {
   const batchSize = Math.max(1, impl.batchSize ?? 32)
-  const embedBatch = (batch: ReadonlyArray<string>) =>
-    Effect.flatMap(impl.embedBatch(batch), (vectors) =>
+  const embedBatch = (batch: ReadonlyArray<string>, options: EmbedOptions) =>
+    Effect.flatMap(impl.embedBatch(batch, options), (vectors) =>
       vectors.length === batch.length && vectors.every((v) => v.length === impl.model.dimensions)
         ? Effect.succeed(vectors.map(normalizeVector))
         : Effect.fail(
@@ -77,30 +91,35 @@ export const makeEmbedder = (impl: EmbedderImpl): EmbedderShape => {
             })
           )
     )
-  const resolver = RequestResolver.make<EmbedText>((entries) =>
-    Effect.gen(function* () {
-      const waiting = new Map<string, Array<Request.Entry<EmbedText>>>()
-      for (const entry of entries) {
-        const same = waiting.get(entry.request.text)
-        if (same) same.push(entry)
-        else waiting.set(entry.request.text, [entry])
-      }
-      const texts = [...waiting.keys()]
-      for (let i = 0; i < texts.length; i += batchSize) {
-        const batch = texts.slice(i, i + batchSize)
-        const result = yield* Effect.exit(embedBatch(batch).pipe(Effect.withSpan("Embedder.embedBatch")))
-        for (const [j, text] of batch.entries()) {
-          const vector = Exit.map(result, (vectors) => vectors[j]!)
-          for (const entry of waiting.get(text)!) entry.completeUnsafe(vector)
+  const resolverFor = (options: EmbedOptions) =>
+    RequestResolver.make<EmbedText>((entries) =>
+      Effect.gen(function* () {
+        const waiting = new Map<string, Array<Request.Entry<EmbedText>>>()
+        for (const entry of entries) {
+          const same = waiting.get(entry.request.text)
+          if (same) same.push(entry)
+          else waiting.set(entry.request.text, [entry])
         }
-      }
-    })
-  )
-  const embed = Effect.fn("Embedder.embed")((texts: ReadonlyArray<string>) =>
-    Effect.forEach(texts, (text) => Effect.request(EmbedText({ text }), resolver), {
+        const texts = [...waiting.keys()]
+        for (let i = 0; i < texts.length; i += batchSize) {
+          const batch = texts.slice(i, i + batchSize)
+          const result = yield* Effect.exit(
+            embedBatch(batch, options).pipe(Effect.withSpan("Embedder.embedBatch"))
+          )
+          for (const [j, text] of batch.entries()) {
+            const vector = Exit.map(result, (vectors) => vectors[j]!)
+            for (const entry of waiting.get(text)!) entry.completeUnsafe(vector)
+          }
+        }
+      })
+    )
+  const resolvers = { urgent: resolverFor({ urgent: true }), other: resolverFor({}) }
+  const embed = Effect.fn("Embedder.embed")((texts: ReadonlyArray<string>, options?: EmbedOptions) => {
+    const resolver = options?.urgent === true ? resolvers.urgent : resolvers.other
+    return Effect.forEach(texts, (text) => Effect.request(EmbedText({ text }), resolver), {
       concurrency: "unbounded"
     })
-  )
+  })
   return { model: impl.model, embed }
 }
 

@@ -148,7 +148,7 @@ export const make = (pipeline: Pipeline.Pipeline<Embedder>) =>
           else if (f.value < 0.5) reasons.push(`Lowered quality: ${f.note}`)
         }
         if (query !== undefined && query.trim().length > 0) {
-          const [q] = yield* embedder.embed([query]).pipe(Effect.orDie)
+          const [q] = yield* embedder.embed([query], { urgent: true }).pipe(Effect.orDie)
           const best = Math.max(
             0,
             ...(yield* vectorsOf(accountId, m.umo_id)).map((v) => cosineSimilarity(v, q!))

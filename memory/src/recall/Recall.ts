@@ -76,7 +76,8 @@ export const make = Effect.gen(function* () {
   // are not kept: the next call tries the model again.
   // Kept by model and question: after a re-embedding's switch the other model's vectors are stale.
   const queryVectors = yield* Cache.makeWith(
-    (key: string) => Effect.map(embedder.embed([key.slice(key.indexOf("\n") + 1)]), ([vector]) => vector!),
+    (key: string) =>
+      Effect.map(embedder.embed([key.slice(key.indexOf("\n") + 1)], { urgent: true }), ([vector]) => vector!),
     {
       capacity: queryVectorsKept,
       timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)

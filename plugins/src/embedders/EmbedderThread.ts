@@ -1,6 +1,7 @@
-import { EmbedderError } from "@umo/core"
+import { EmbedderError, type EmbedOptions } from "@umo/core"
 import { Effect } from "effect"
 import { type Cancellable, modelPool } from "../support/ModelCall.js"
+import { urgentFirst } from "../support/UrgentFirst.js"
 import { workerPool } from "../support/WorkerPool.js"
 
 /** What an embedder's worker module is given to embed: no texts is a warm-up call (the model is loaded). */
@@ -12,8 +13,11 @@ export interface EmbedTask extends Cancellable {
 export interface EmbedderThread {
   /** Succeeds once the model has loaded on its thread; fails, every time, when it could not. */
   readonly loaded: Effect.Effect<void, EmbedderError>
-  /** The texts' vectors, in order, once the model has loaded. */
-  readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<Array<Array<number>>, EmbedderError>
+  /** The texts' vectors, in order, once the model has loaded; urgent ones before those waiting. */
+  readonly embed: (
+    texts: ReadonlyArray<string>,
+    options?: EmbedOptions
+  ) => Effect.Effect<Array<Array<number>>, EmbedderError>
 }
 
 /**
@@ -22,7 +26,8 @@ export interface EmbedderThread {
  * inference is synchronous, CPU-bound work of 10 ms to over a second: on the event loop it would
  * hold up every other request, `/health` and database time-outs included. The thread loads its
  * model at once, in the background; calls wait for it. One thread: the model's runtime already
- * spreads a call over the cores, and concurrent calls queue for it.
+ * spreads a call over the cores, and concurrent calls queue for it, here, where an urgent call (a
+ * search's query) goes before the calls of background work (`urgentFirst`).
  */
 export const embedderThread = (base: string, name: string, model: string, workerData: unknown) =>
   Effect.gen(function* () {
@@ -30,8 +35,9 @@ export const embedderThread = (base: string, name: string, model: string, worker
       Effect.sync(() => modelPool(workerPool(base, name, { minThreads: 1, maxThreads: 1, workerData }))),
       (pool) => Effect.promise(() => pool.close())
     )
-    const run = (task: EmbedTask, signal?: AbortSignal) =>
-      pool.run<EmbedTask, Array<Array<number>>>(task, signal)
+    const queue = urgentFirst()
+    const run = (task: EmbedTask, signal?: AbortSignal, urgent = false) =>
+      queue.run(() => pool.run<EmbedTask, Array<Array<number>>>(task, signal), urgent, signal)
     const loading = run({ texts: [] })
     loading.catch(() => undefined)
     const loaded = Effect.asVoid(
@@ -41,11 +47,11 @@ export const embedderThread = (base: string, name: string, model: string, worker
           new EmbedderError({ reason: "ModelUnavailable", model, detail: String(cause), cause })
       })
     )
-    const embed = (texts: ReadonlyArray<string>) =>
+    const embed = (texts: ReadonlyArray<string>, options?: EmbedOptions) =>
       Effect.andThen(
         loaded,
         Effect.tryPromise({
-          try: (signal) => run({ texts }, signal),
+          try: (signal) => run({ texts }, signal, options?.urgent === true),
           catch: (cause) =>
             new EmbedderError({ reason: "InferenceFailed", model, detail: String(cause), cause })
         })

@@ -19,7 +19,7 @@ export const makeSwitchingEmbedder = (initial: EmbedderShape): SwitchingEmbedder
       get model() {
         return current.model
       },
-      embed: (texts) => Effect.suspend(() => current.embed(texts))
+      embed: (texts, options) => Effect.suspend(() => current.embed(texts, options))
     },
     switchTo: (next) => {
       current = next
