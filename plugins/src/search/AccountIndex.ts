@@ -132,6 +132,11 @@ export class AccountIndex {
     return this.entries.size
   }
 
+  /** Memories removed since it was made (deleted, or replaced by their capture again): their bytes are still held. */
+  get removed(): number {
+    return this.entries.slots - this.entries.size
+  }
+
   /** Whether the vector graph lacks chunks the index holds (see `buildStep`). */
   get graphBehind(): boolean {
     return this.vectors.graphBehind

@@ -46,6 +46,8 @@ export interface IndexOptions {
   readonly rowsDir?: string | undefined
   /** Where the accounts' vector graphs are saved to be taken up again after a restart (see `IndexSnapshots`); none when unset. */
   readonly snapshotDir?: string | undefined
+  /** Removed memories an index keeps at least before it is loaded again without them (see `compactSoon`). */
+  readonly compactFrom?: number | undefined
 }
 
 /** How far the in-process index is: accounts it serves, accounts being loaded, memories held. */
@@ -106,6 +108,8 @@ interface AccountState {
   /** Whether `follow` is applying this process's commits; and whether more came meanwhile. */
   following: boolean
   followAgain: boolean
+  /** The index being loaded again to replace `index` without its removed memories (`compactSoon`). */
+  compacting: AccountIndex | undefined
 }
 
 /**
@@ -147,7 +151,8 @@ export const make = (
     budgetBytes: asked = defaultBudgetBytes,
     shard,
     rowsDir,
-    snapshotDir
+    snapshotDir,
+    compactFrom = 10_000
   }: IndexOptions = {}
 ) =>
   Effect.gen(function* () {
@@ -199,7 +204,8 @@ export const make = (
           declined: false,
           snapshotDue: false,
           following: false,
-          followAgain: false
+          followAgain: false,
+          compacting: undefined
         }
         accounts.set(accountId, state)
       }
@@ -210,7 +216,9 @@ export const make = (
     let evictions = 0
     const held = () =>
       AccountIndex.held(
-        [...accounts.values()].flatMap((state) => (state.index === undefined ? [] : [state.index]))
+        [...accounts.values()].flatMap((state) =>
+          [state.index, state.compacting].filter((index) => index !== undefined)
+        )
       )
     /** Bytes an account of `count` memories should take: the loaded indexes' mean, else a first guess. */
     const expectedBytes = (count: number) => {
@@ -427,6 +435,72 @@ export const make = (
       })
 
     /**
+     * Loads the account's index again, without the memories removed from it, once they are as many
+     * as those it holds (and `compactFrom` at least): a removed memory (deleted, or captured again
+     * by an update) leaves its slot, its texts and its vectors behind, counted against the budget,
+     * so an account with many updates grew until it was dropped and its searches read the database.
+     * The new index loads, catches up and builds its graph in the background while the old one
+     * serves; the two change places under the account's lock, the new one first brought up to the
+     * chain's head. Only when the budget has room for both meanwhile (the new one is counted).
+     */
+    const compactSoon = (accountId: string, state: AccountState) =>
+      Effect.suspend(() => {
+        const old = state.index
+        if (old === undefined || state.compacting !== undefined || state.busy) return Effect.void
+        if (old.removed < Math.max(compactFrom, old.size)) return Effect.void
+        if (held() + expectedBytes(old.size) > budgetBytes) return Effect.void
+        /** Applies the chain after `seq` to `fresh`, a page at a time; its position after. */
+        const caughtUp = (fresh: AccountIndex, seq: number): Effect.Effect<number, StoreError> =>
+          Effect.flatMap(rows.events(accountId, seq, pageSize), (events) =>
+            events.length === 0
+              ? Effect.succeed(seq)
+              : Effect.andThen(apply(accountId, fresh, events), caughtUp(fresh, events.at(-1)!.seq))
+          )
+        return Effect.asVoid(
+          Effect.forkIn(
+            Effect.gen(function* () {
+              const loaded = yield* loadAll(accountId, breather)
+              state.compacting = loaded.index
+              let seq = yield* caughtUp(loaded.index, loaded.seq)
+              while (loaded.index.buildStep()) yield* Effect.promise(() => loaded.index.pause())
+              const swapped = yield* locked(
+                state,
+                Effect.gen(function* () {
+                  if (state.index !== old || accounts.get(accountId) !== state) return false
+                  seq = yield* caughtUp(loaded.index, seq)
+                  state.index = loaded.index
+                  state.seq = seq
+                  state.compacting = undefined
+                  old.close()
+                  return true
+                })
+              )
+              if (!swapped) return
+              yield* buildInBackground(accountId, state)
+              yield* makeRoom(accountId)
+              yield* snapshotSoon(accountId, state)
+            }).pipe(
+              Effect.catchCause((cause) =>
+                Effect.logWarning(
+                  "search index: loading an account again without its removed memories failed",
+                  cause
+                )
+              ),
+              Effect.ensuring(
+                Effect.sync(() => {
+                  // Not taken up (dropped meanwhile, or failed): let go of it.
+                  if (state.compacting !== undefined && state.compacting !== state.index)
+                    state.compacting.close()
+                  state.compacting = undefined
+                })
+              )
+            ),
+            scope
+          )
+        )
+      })
+
+    /**
      * Adds the chunks captured since the load to the vector graph, a batch at a time between other
      * work (until then searches scan them exactly: `VectorSet.nearest`).
      */
@@ -509,6 +583,7 @@ export const make = (
               if (events.length > 0) {
                 yield* apply(accountId, state.index!, events)
                 state.seq = events.at(-1)!.seq
+                yield* compactSoon(accountId, state)
                 yield* buildInBackground(accountId, state)
                 yield* makeRoom(accountId)
                 yield* snapshotSoon(accountId, state)

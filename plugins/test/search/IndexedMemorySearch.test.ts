@@ -169,6 +169,66 @@ describe("IndexedMemorySearch", () => {
     )
 
     it.effect(
+      "loads an index again without its removed memories once they outnumber the live ones, answering as the database does before and after",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* MemoryStore
+          const sql = yield* SqlClient.SqlClient
+          const dims = pool[0]!.embedding.dimensions
+          const database = makeSearch(sql)
+          const scope = yield* Scope.make()
+          const { search, index } = yield* IndexedMemorySearch.make(sql, dims, scope, {
+            preload: false,
+            compactFrom: 20
+          })
+          const account = yield* newAccount("compacted")
+          const memories = Array.from(
+            { length: 300 },
+            (_, i) => ({ ...recapture(pool[i % pool.length]!), user_id: `user-${i % 3}` }) satisfies Umo
+          )
+          yield* store.insertMany(
+            account,
+            memories.map((u) => write(u))
+          )
+          expect(yield* search.sync(account)).toBe("index")
+          const queries = pool
+            .slice(0, 3)
+            .map((u) => ({ vector: u.embedding.chunks[0]!.vector, text: u.content }))
+          const selections: ReadonlyArray<Selection> = [{}]
+          const ids = [...memories.map((u) => u.umo_id), crypto.randomUUID()]
+          for (const user of ["user-0", "user-1"])
+            yield* store.erase(account, {
+              kind: "condition",
+              field: { kind: "text", name: "user_id" },
+              op: "eq",
+              value: user
+            })
+          // What an index loaded now holds: the 100 memories left.
+          const fresh = yield* IndexedMemorySearch.make(sql, dims, yield* Effect.scope, { preload: false })
+          expect(yield* fresh.search.sync(account)).toBe("index")
+          const freshBytes = (yield* fresh.index.status).bytes
+          // The 200 removals applied: the index answers at once, and is loaded again meanwhile.
+          expect(yield* search.sync(account)).toBe("index")
+          expect((yield* index.status).bytes).toBeGreaterThan(1.5 * freshBytes)
+          yield* sameAnswers(search, database, account, queries, selections, ids)
+          let bytes = Number.POSITIVE_INFINITY
+          for (let i = 0; i < 600 && bytes > 1.1 * freshBytes; i++) {
+            // Real time (it.effect's clock is a test clock): the new index loads in the background.
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+            bytes = (yield* index.status).bytes
+          }
+          expect(bytes).toBeLessThanOrEqual(1.1 * freshBytes)
+          expect((yield* index.status).memories).toBe(100)
+          // A capture after the change of places is found, and every answer is still the database's.
+          const late = recapture(pool[5]!)
+          yield* store.insertMany(account, [write(late)])
+          expect(yield* search.sync(account)).toBe("index")
+          yield* sameAnswers(search, database, account, queries, selections, [...ids, late.umo_id])
+          yield* Scope.close(scope, Exit.void)
+        })
+    )
+
+    it.effect(
       "follows this process's writes as they commit: after a burst past its backlog, the index still answers",
       () =>
         Effect.gen(function* () {
