@@ -132,7 +132,7 @@ export class AccountIndex {
     return this.entries.size
   }
 
-  /** Memories removed since it was made (deleted, or replaced by their capture again): their bytes are still held. */
+  /** Memories removed since it was made (deleted, or replaced by their re-embedding): their bytes are still held. */
   get removed(): number {
     return this.entries.slots - this.entries.size
   }

@@ -436,9 +436,9 @@ export const make = (
 
     /**
      * Loads the account's index again, without the memories removed from it, once they are as many
-     * as those it holds (and `compactFrom` at least): a removed memory (deleted, or captured again
-     * by an update) leaves its slot, its texts and its vectors behind, counted against the budget,
-     * so an account with many updates grew until it was dropped and its searches read the database.
+     * as those it holds (and `compactFrom` at least): a removed memory (deleted, or replaced by its
+     * re-embedding) leaves its slot, its texts and its vectors behind, counted against the budget,
+     * so an account with many deletions grew until it was dropped and its searches read the database.
      * The new index loads, catches up and builds its graph in the background while the old one
      * serves; the two change places under the account's lock, the new one first brought up to the
      * chain's head. Only when the budget has room for both meanwhile (the new one is counted).
