@@ -108,8 +108,11 @@ interface AccountState {
   /** Whether `follow` is applying this process's commits; and whether more came meanwhile. */
   following: boolean
   followAgain: boolean
-  /** The index being loaded again to replace `index` without its removed memories (`compactSoon`). */
-  compacting: AccountIndex | undefined
+  /**
+   * Set while the index is loaded again without its removed memories (`compactSoon`): the new
+   * index, once its load has made it.
+   */
+  compaction: { index: AccountIndex | undefined } | undefined
 }
 
 /**
@@ -205,7 +208,7 @@ export const make = (
           snapshotDue: false,
           following: false,
           followAgain: false,
-          compacting: undefined
+          compaction: undefined
         }
         accounts.set(accountId, state)
       }
@@ -217,7 +220,7 @@ export const make = (
     const held = () =>
       AccountIndex.held(
         [...accounts.values()].flatMap((state) =>
-          [state.index, state.compacting].filter((index) => index !== undefined)
+          [state.index, state.compaction?.index].filter((index) => index !== undefined)
         )
       )
     /** Bytes an account of `count` memories should take: the loaded indexes' mean, else a first guess. */
@@ -446,7 +449,7 @@ export const make = (
     const compactSoon = (accountId: string, state: AccountState) =>
       Effect.suspend(() => {
         const old = state.index
-        if (old === undefined || state.compacting !== undefined || state.busy) return Effect.void
+        if (old === undefined || state.compaction !== undefined || state.busy) return Effect.void
         if (old.removed < Math.max(compactFrom, old.size)) return Effect.void
         if (held() + expectedBytes(old.size) > budgetBytes) return Effect.void
         /** Applies the chain after `seq` to `fresh`, a page at a time; its position after. */
@@ -456,11 +459,13 @@ export const make = (
               ? Effect.succeed(seq)
               : Effect.andThen(apply(accountId, fresh, events), caughtUp(fresh, events.at(-1)!.seq))
           )
+        const compaction: { index: AccountIndex | undefined } = { index: undefined }
+        state.compaction = compaction
         return Effect.asVoid(
           Effect.forkIn(
             Effect.gen(function* () {
               const loaded = yield* loadAll(accountId, breather)
-              state.compacting = loaded.index
+              compaction.index = loaded.index
               let seq = yield* caughtUp(loaded.index, loaded.seq)
               while (loaded.index.buildStep()) yield* Effect.promise(() => loaded.index.pause())
               const swapped = yield* locked(
@@ -470,7 +475,7 @@ export const make = (
                   seq = yield* caughtUp(loaded.index, seq)
                   state.index = loaded.index
                   state.seq = seq
-                  state.compacting = undefined
+                  compaction.index = undefined
                   old.close()
                   return true
                 })
@@ -489,9 +494,8 @@ export const make = (
               Effect.ensuring(
                 Effect.sync(() => {
                   // Not taken up (dropped meanwhile, or failed): let go of it.
-                  if (state.compacting !== undefined && state.compacting !== state.index)
-                    state.compacting.close()
-                  state.compacting = undefined
+                  compaction.index?.close()
+                  if (state.compaction === compaction) state.compaction = undefined
                 })
               )
             ),
