@@ -68,11 +68,9 @@ export interface MemorySearchShape {
    * search kept in memory applies the changes committed since it last looked (a search that reads
    * the database itself has nothing to do). A search calls it once, before the others. Answers
    * where the account's searches are served from now: the in-process `index`, or the `database`
-   * (a search that keeps no index, or one whose index is still loading). Given the search's
-   * `query`, it may read meanwhile what `searchText` will need of it (its stemmed terms), so that
-   * read does not wait behind the sync's.
+   * (a search that keeps no index, or one whose index is still loading).
    */
-  readonly sync: (accountId: string, query?: string) => Effect.Effect<"index" | "database", StoreError>
+  readonly sync: (accountId: string) => Effect.Effect<"index" | "database", StoreError>
   /**
    * Tells the search that this process has just committed writes to the account: a search kept in
    * memory applies them in the background, so the next search finds it current. Returns at once.

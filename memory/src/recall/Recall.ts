@@ -128,7 +128,7 @@ export const make = Effect.gen(function* () {
       // (their neighbours, their facts, the neighbours' BM25), and the query itself is read
       // meanwhile (its entities, the facts it asks, when it asks about): after the embedding, only
       // what the vector search adds is left to read, then ranking.
-      const synced = yield* Effect.cached(index.sync(accountId, query).pipe(timed("sync", (path) => path)))
+      const synced = yield* Effect.cached(index.sync(accountId).pipe(timed("sync", (path) => path)))
       const [[vector, byVector], text, { queryEntities, reading }] = yield* Effect.all(
         [
           Effect.flatMap(

@@ -533,19 +533,7 @@ export const make = (
         )
       })
 
-    /**
-     * `syncAccount`, and beside it the query's terms when the account's index serves: read after the
-     * sync, on PGlite during a burst of captures they waited for a capture's whole transaction again.
-     */
-    const sync = (accountId: string, query?: string) =>
-      query === undefined || accounts.get(accountId)?.serving !== true
-        ? syncAccount(accountId, true)
-        : Effect.map(
-            Effect.all([syncAccount(accountId, true), Effect.ignore(Cache.get(terms, query))], {
-              concurrency: "unbounded"
-            }),
-            ([path]) => path
-          )
+    const sync = (accountId: string) => syncAccount(accountId, true)
 
     /** `sync`; `touch`: the search counts as a use of the account (the coldest is dropped first). */
     const syncAccount = (

@@ -6,32 +6,17 @@ import { Deferred, Effect, type Scope } from "effect"
  * makes several reads one after another, and in arrival order each would wait behind every
  * capture queued before it. A statement waits for the turn under way only — and a transaction
  * still gets a turn after `urgentInARow` statements have gone before it, so reads cannot starve writes.
- * A statement's turn is held `lingerMs` past its end when a transaction waits and no statement
- * does: a search's reads come one after another (the chain's head, then its entries, then their
- * rows), and each handed to a waiting transaction on the way waited for all of it (a search during
- * a burst of captures: its sync's p95 161 ms against 12 after the burst).
  */
 export interface TurnLock {
   /** Takes a turn for the life of the scope: `urgent` for a single statement, not for a transaction. */
   readonly take: (urgent: boolean) => Effect.Effect<void, never, Scope.Scope>
 }
 
-export const makeTurnLock = (urgentInARow = 8, lingerMs = 2): TurnLock => {
+export const makeTurnLock = (urgentInARow = 8): TurnLock => {
   let held = false
   let inARow = 0
   const urgent: Array<Deferred.Deferred<void>> = []
   const later: Array<Deferred.Deferred<void>> = []
-  /** Set while a statement's turn is held past its end (see above). */
-  let lingering: ReturnType<typeof setTimeout> | undefined
-  /** Ends a turn: held a while for the next statement if one may follow, else passed on. */
-  const end = (wasUrgent: boolean) => {
-    if (wasUrgent && lingerMs > 0 && urgent.length === 0 && later.length > 0 && inARow < urgentInARow) {
-      lingering = setTimeout(() => {
-        lingering = undefined
-        pass()
-      }, lingerMs)
-    } else pass()
-  }
   /** Gives the turn to the next waiting, else frees the lock. */
   const pass = () => {
     let next: Deferred.Deferred<void> | undefined
@@ -49,13 +34,6 @@ export const makeTurnLock = (urgentInARow = 8, lingerMs = 2): TurnLock => {
     Effect.suspend(() => {
       if (!held) {
         held = true
-        return Effect.void
-      }
-      if (lingering !== undefined && queue === urgent) {
-        // The statement the turn was held for: it goes at once, before the transaction waiting.
-        clearTimeout(lingering)
-        lingering = undefined
-        inARow++
         return Effect.void
       }
       const turn = Deferred.makeUnsafe<void>()
@@ -76,7 +54,7 @@ export const makeTurnLock = (urgentInARow = 8, lingerMs = 2): TurnLock => {
       Effect.uninterruptibleMask((restore) =>
         Effect.andThen(
           restore(acquire(isUrgent ? urgent : later)),
-          Effect.addFinalizer(() => Effect.sync(() => end(isUrgent)))
+          Effect.addFinalizer(() => Effect.sync(pass))
         )
       )
   }

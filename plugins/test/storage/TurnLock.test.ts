@@ -69,28 +69,6 @@ describe("TurnLock", () => {
     expect(log.filter((e) => e.startsWith("+"))).toEqual(["+first", "+a", "+b", "+tx", "+c", "+d"])
   })
 
-  it("holds a statement's turn a moment for the next statement before a waiting transaction, no longer", async () => {
-    const lock = makeTurnLock(8, 250)
-    const log: Array<string> = []
-    const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-    await Effect.runPromise(
-      Effect.gen(function* () {
-        const first = yield* Effect.forkChild(turn(lock, log, "read 1", true, 3))
-        yield* Effect.yieldNow
-        const tx = yield* Effect.forkChild(turn(lock, log, "tx", false))
-        yield* Fiber.join(first)
-        // The same search's next read, a few milliseconds later: within the turn held for it.
-        yield* pause(5)
-        yield* turn(lock, log, "read 2", true)
-        // One long after: the transaction had its turn first.
-        yield* pause(800)
-        yield* turn(lock, log, "read 3", true)
-        yield* Fiber.join(tx)
-      })
-    )
-    expect(log.filter((e) => e.startsWith("+"))).toEqual(["+read 1", "+read 2", "+tx", "+read 3"])
-  })
-
   it("passes the turn on past a waiter interrupted while it waits", async () => {
     const lock = makeTurnLock()
     const log: Array<string> = []
