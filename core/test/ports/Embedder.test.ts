@@ -22,26 +22,28 @@ describe("makeEmbedder", () => {
     })
   )
 
-  it.effect("embeds urgent texts in model calls of their own, marked urgent, even when asked at the same time", () =>
-    Effect.gen(function* () {
-      const calls: Array<{ readonly texts: ReadonlyArray<string>; readonly urgent: boolean }> = []
-      const embedder = makeEmbedder({
-        model: { id: "count", dimensions: 2, maxChunkChars: 10 },
-        batchSize: 8,
-        embedBatch: (texts, options) => {
-          calls.push({ texts, urgent: options?.urgent === true })
-          return Effect.succeed(texts.map((t) => [t.length, 1]))
-        }
+  it.effect(
+    "embeds urgent texts in model calls of their own, marked urgent, even when asked at the same time",
+    () =>
+      Effect.gen(function* () {
+        const calls: Array<{ readonly texts: ReadonlyArray<string>; readonly urgent: boolean }> = []
+        const embedder = makeEmbedder({
+          model: { id: "count", dimensions: 2, maxChunkChars: 10 },
+          batchSize: 8,
+          embedBatch: (texts, options) => {
+            calls.push({ texts, urgent: options?.urgent === true })
+            return Effect.succeed(texts.map((t) => [t.length, 1]))
+          }
+        })
+        const [captured, query] = yield* Effect.all(
+          [embedder.embed(["a", "bb", "ccc"]), embedder.embed(["query?"], { urgent: true })],
+          { concurrency: "unbounded" }
+        )
+        expect(captured).toHaveLength(3)
+        expect(query).toHaveLength(1)
+        expect(calls.filter((c) => c.urgent)).toEqual([{ texts: ["query?"], urgent: true }])
+        expect(calls.filter((c) => !c.urgent).flatMap((c) => c.texts)).toEqual(["a", "bb", "ccc"])
       })
-      const [captured, query] = yield* Effect.all(
-        [embedder.embed(["a", "bb", "ccc"]), embedder.embed(["query?"], { urgent: true })],
-        { concurrency: "unbounded" }
-      )
-      expect(captured).toHaveLength(3)
-      expect(query).toHaveLength(1)
-      expect(calls.filter((c) => c.urgent)).toEqual([{ texts: ["query?"], urgent: true }])
-      expect(calls.filter((c) => !c.urgent).flatMap((c) => c.texts)).toEqual(["a", "bb", "ccc"])
-    })
   )
 
   it.effect("fails when the model returns the wrong number or size of vectors", () =>
