@@ -11,7 +11,8 @@ import {
   type RecalledMemory,
   type Selection
 } from "@umo/core"
-import { type HeldMemory, isMemoryId, MemoryEntries } from "./MemoryEntries.js"
+import { type HeldMemory, MemoryEntries } from "./MemoryEntries.js"
+import { isMemoryId } from "./MemoryIds.js"
 import { SelectionMaps } from "./SelectionMaps.js"
 import { type TermCounts, TextPostings } from "./TextPostings.js"
 import { graphWorkingBytes, type NearChunk, queryOf, VectorSet } from "./VectorSet.js"

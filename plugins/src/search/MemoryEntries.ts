@@ -2,8 +2,6 @@ import type { Entity, FilterableMemory, MetadataValue, StatedFact } from "@umo/c
 import { MemoryIds } from "./MemoryIds.js"
 import { grown } from "./TypedArrays.js"
 
-export { isMemoryId } from "./MemoryIds.js"
-
 /** A memory as the index holds it, read back whole (`MemoryEntries.memory`). */
 export interface HeldMemory extends FilterableMemory {
   readonly umo_id: string
